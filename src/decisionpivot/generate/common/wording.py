@@ -1,0 +1,30 @@
+"""Wording variants: choose one phrasing per case, and join lists the way people write them."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def pick(rng: random.Random, variants: Sequence[T]) -> T:
+    """One of ``variants``; raises on an empty sequence rather than silently returning None."""
+    if not variants:
+        raise ValueError("pick() needs at least one variant")
+    return variants[rng.randrange(len(variants))]
+
+
+def join_words(words: Sequence[str], conjunction: str = "and") -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if not words:
+        raise ValueError("join_words() needs at least one word")
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + f" {conjunction} " + words[-1]
+
+
+def numbered(lines: Sequence[str], start: int = 1) -> list[str]:
+    """``1. first``, ``2. second``, ..."""
+    return [f"{i}. {line}" for i, line in enumerate(lines, start=start)]

@@ -1,0 +1,182 @@
+"""What a family module provides, and the contrast-group contract the framework enforces.
+
+A family module (one file per family in this package) defines, top to bottom: constants and
+templates, a frozen config dataclass (subclass of :class:`FamilyConfig`) with ``validate()``, a
+``plan`` that lays out the groups (level and variation of each), a ``build_group`` that samples one
+structured case, computes the answers, renders every member and returns a :class:`Group`, and a
+final ``register(FamilySpec(...))``.
+
+The contract (checked by :func:`check_group` on every group, with real exceptions):
+
+* every member is rendered from the same structured case; the members' cases differ only at the
+  JSON paths the group declares ``decisive`` (the pivot), and at at least one of them;
+* no two members share a rendered state; every answer is one of the member's option keys;
+* the answers of the group are the ones the family promises (e.g. one ``yes`` and one ``no``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.items import LAYERS, Option
+
+LEVELS = (1, 2, 3)
+
+
+class GroupContractError(DecisionPivotError):
+    """A generated group breaks the contrast-group contract (a generator bug, never user input)."""
+
+
+@dataclass(frozen=True)
+class FamilyConfig:
+    """Settings every family shares; a family subclasses it with its own fields and checks."""
+
+    items_per_level: int = 200
+    """Items at each of the three difficulty levels (the release uses 200, 600 in all)."""
+
+    def validate(self) -> None:
+        """Raise ValueError when the settings cannot give a valid draw."""
+        if self.items_per_level <= 0:
+            raise ValueError(f"items_per_level must be positive, got {self.items_per_level}")
+
+
+@dataclass(frozen=True)
+class GroupPlan:
+    """The slot of one contrast group before it is sampled."""
+
+    level: int
+    """Difficulty level 1-3."""
+    index: int
+    """Index of the group within its level (part of the group's seed)."""
+    variation: str
+    """What the family will vary in this group (negative type, interpretation, ...)."""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    """Further family-specific choices fixed by the plan (e.g. which members to include)."""
+
+
+@dataclass(frozen=True)
+class Member:
+    """One rendered member of a contrast group."""
+
+    case: Mapping[str, Any]
+    """The structured case this member was rendered from (JSON-able)."""
+    state: str | dict[str, Any]
+    """Rendered state."""
+    answer: str
+    """Gold option key, computed from ``case``."""
+    options: tuple[Option, ...]
+    """Ordered options of this member."""
+    variation: str | None = None
+    """Pivot type of this member (e.g. ``lookalike`` on a negative), or None for the base member."""
+    question: str | None = None
+    """Question text if it differs from the family's default question."""
+
+
+@dataclass(frozen=True)
+class Group:
+    """A contrast group: members built from one case that differ only in the decisive fact."""
+
+    level: int
+    """Difficulty level 1-3."""
+    domain: str
+    """Domain of the shared case."""
+    members: tuple[Member, ...]
+    """Members in the order they are written."""
+    decisive: frozenset[str]
+    """JSON paths (``rows/3/org``) in the members' cases that are allowed to differ."""
+
+
+@dataclass(frozen=True)
+class FamilySpec:
+    """Registration record of one family."""
+
+    name: str
+    """Family name, also the items file stem (``fact_answerable``)."""
+    layer: str
+    """Decision layer A-G."""
+    version: str
+    """Generator version; bump it (and note why in the module docstring) whenever bytes change."""
+    question: str
+    """The typed question shown with every item."""
+    config_type: type[FamilyConfig]
+    """The family's frozen config dataclass."""
+    plan: Callable[[Any], Sequence[GroupPlan]]
+    """Lays out all groups of a draw for a config."""
+    build_group: Callable[[GroupPlan, random.Random, Any], Group]
+    """Samples and renders one group from its plan and its own seeded RNG."""
+    expected_answers: Callable[[GroupPlan], Sequence[str]] | None = None
+    """The multiset of answers a group of this plan must have (checked), if the family fixes it."""
+    heuristics: Mapping[str, Callable[[Any], Mapping[str, float]]] = field(default_factory=dict)
+    """Partial-information shortcuts (name -> item -> probabilities), exposed for audits/baselines."""
+
+    def __post_init__(self) -> None:
+        if self.layer not in LAYERS:
+            raise ValueError(f"family {self.name}: layer must be one of {LAYERS}, got {self.layer!r}")
+
+
+def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    """Flatten nested dicts/lists into ``{"a/0/b": leaf}`` so cases can be compared path by path."""
+    if isinstance(value, Mapping):
+        if not value:
+            return {prefix: {}}
+        out: dict[str, Any] = {}
+        for key, sub in value.items():
+            out.update(flatten(sub, f"{prefix}/{key}" if prefix else str(key)))
+        return out
+    if isinstance(value, list | tuple):
+        if not value:
+            return {prefix: []}
+        out = {}
+        for i, sub in enumerate(value):
+            out.update(flatten(sub, f"{prefix}/{i}" if prefix else str(i)))
+        return out
+    return {prefix: value}
+
+
+def case_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> set[str]:
+    """Paths at which two cases differ (present in one only, or with different leaves)."""
+    fa, fb = flatten(a), flatten(b)
+    return {p for p in fa.keys() | fb.keys() if fa.get(p, _MISSING) != fb.get(p, _MISSING)}
+
+
+_MISSING = object()
+
+
+def _covered(path: str, decisive: frozenset[str]) -> bool:
+    return any(path == d or path.startswith(d + "/") for d in decisive)
+
+
+def check_group(family: str, plan: GroupPlan, group: Group, expected: Sequence[str] | None) -> None:
+    """Raise GroupContractError unless the group keeps the contrast-group contract."""
+    where = f"{family} level {plan.level} group {plan.index} ({plan.variation})"
+    if group.level != plan.level:
+        raise GroupContractError(f"{where}: built at level {group.level}, planned {plan.level}")
+    if len(group.members) < 2:
+        raise GroupContractError(f"{where}: a contrast group needs at least two members")
+    if not group.decisive:
+        raise GroupContractError(f"{where}: no decisive path declared")
+    states = [repr(m.state) for m in group.members]
+    if len(set(states)) != len(states):
+        raise GroupContractError(f"{where}: two members have the same rendered state")
+    for m in group.members:
+        keys = [o.key for o in m.options]
+        if m.answer not in keys:
+            raise GroupContractError(f"{where}: answer {m.answer!r} is not among options {keys}")
+    base = group.members[0].case
+    for i, m in enumerate(group.members[1:], start=1):
+        diff = case_difference(base, m.case)
+        if not diff:
+            raise GroupContractError(f"{where}: member {i} has the same case as member 0")
+        stray = sorted(p for p in diff if not _covered(p, group.decisive))
+        if stray:
+            raise GroupContractError(
+                f"{where}: member {i} differs from member 0 outside the decisive fact at {stray[:5]}"
+            )
+    if expected is not None and sorted(m.answer for m in group.members) != sorted(expected):
+        raise GroupContractError(
+            f"{where}: answers {[m.answer for m in group.members]}, expected {list(expected)}"
+        )

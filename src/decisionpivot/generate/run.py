@@ -1,0 +1,162 @@
+"""Drawing families: plan -> seeded groups -> checked contract -> numbered items -> files + MANIFEST.
+
+Every group gets its own ``random.Random`` seeded by hashing (family, seed, level, group index),
+so a draw does not depend on the order or the number of processes that build it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.generate.common.seeding import group_rng
+from decisionpivot.generate.family import LEVELS, FamilyConfig, GroupContractError, check_group
+from decisionpivot.generate.registry import families, family
+from decisionpivot.items import Item, atomic_write_bytes, items_bytes, sha256_file
+
+MANIFEST_NAME = "MANIFEST.json"
+
+
+@dataclass(frozen=True)
+class FamilyDraw:
+    """The items of one family drawn with one seed, and what the manifest records of them."""
+
+    family: str
+    """Family name."""
+    seed: int
+    """Seed the draw was made with."""
+    version: str
+    """Generator version."""
+    items: tuple[Item, ...]
+    """The items in file order."""
+
+
+def draw_family(name: str, seed: int, config: FamilyConfig | None = None) -> FamilyDraw:
+    """Generate all items of one family for ``seed`` (checked against the group contract)."""
+    spec = family(name)
+    config = config if config is not None else spec.config_type()
+    if not isinstance(config, spec.config_type):
+        raise TypeError(f"{name}: config must be a {spec.config_type.__name__}")
+    config.validate()
+    plans = list(spec.plan(config))
+    per_level = Counter(p.level for p in plans)
+    if set(per_level) - set(LEVELS):
+        raise GroupContractError(f"{name}: plan uses levels outside 1-3: {sorted(per_level)}")
+    items: list[Item] = []
+    level_items: Counter[int] = Counter()
+    seen_states: dict[str, str] = {}
+    group_number = 0
+    for plan in sorted(plans, key=lambda p: (p.level, p.index)):
+        rng = group_rng(name, seed, plan.level, plan.index)
+        group = spec.build_group(plan, rng, config)
+        expected = spec.expected_answers(plan) if spec.expected_answers else None
+        check_group(name, plan, group, expected)
+        group_id = f"{name}:g{group_number:04d}"
+        group_number += 1
+        for member in group.members:
+            item = Item(
+                id=f"{name}:{len(items):05d}",
+                family=name,
+                layer=spec.layer,
+                version=spec.version,
+                group=group_id,
+                level=group.level,
+                variation=member.variation,
+                domain=group.domain,
+                state=member.state,
+                question=member.question or spec.question,
+                options=member.options,
+                answer=member.answer,
+            )
+            key = json.dumps(item.state, sort_keys=True, ensure_ascii=False)
+            if key in seen_states:
+                raise GroupContractError(f"{name}: {item.id} repeats the state of {seen_states[key]}")
+            seen_states[key] = item.id
+            items.append(item)
+            level_items[group.level] += 1
+    for level in LEVELS:
+        if level_items[level] != config.items_per_level:
+            raise GroupContractError(
+                f"{name}: level {level} has {level_items[level]} items, expected {config.items_per_level}"
+            )
+    return FamilyDraw(family=name, seed=seed, version=spec.version, items=tuple(items))
+
+
+def _draw_and_serialise(args: tuple[str, int]) -> tuple[str, str, bytes, int, int]:
+    name, seed = args
+    draw = draw_family(name, seed)
+    groups = len({i.group for i in draw.items})
+    return name, draw.version, items_bytes(draw.items), len(draw.items), groups
+
+
+def read_manifest(folder: str | Path) -> dict[str, Any]:
+    path = Path(folder) / MANIFEST_NAME
+    if not path.exists():
+        raise DecisionPivotError(f"{path}: no MANIFEST.json (run `dp generate` first)")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DecisionPivotError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+
+
+def write_family_files(
+    out: str | Path,
+    seed: int,
+    names: Sequence[str] | None = None,
+    jobs: int = 1,
+    benchmark_version: str = "",
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Draw the named families (all by default), write ``<family>.jsonl`` and merge MANIFEST.json.
+
+    Files are written atomically; the manifest keeps entries of families not drawn this time.
+    Returns the manifest.
+    """
+    out = Path(out)
+    names = list(names) if names else [s.name for s in families()]
+    for name in names:
+        family(name)  # unknown names fail before any work
+    manifest_path = out / MANIFEST_NAME
+    manifest: dict[str, Any] = {"benchmark": "DecisionPivot core", "version": benchmark_version, "families": {}}
+    if manifest_path.exists():
+        old = read_manifest(out)
+        if old.get("families"):
+            manifest["families"] = {
+                k: v for k, v in old["families"].items() if (out / v.get("file", "")).exists()
+            }
+    work = [(name, seed) for name in names]
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            results = list(pool.map(_draw_and_serialise, work))
+    else:
+        results = []
+        iterator: Any = work
+        if progress:
+            from tqdm import tqdm
+
+            iterator = tqdm(work, desc="generate", unit="family")
+        for args in iterator:
+            results.append(_draw_and_serialise(args))
+    for name, version, data, count, groups in results:
+        path = out / f"{name}.jsonl"
+        atomic_write_bytes(path, data)
+        spec = family(name)
+        manifest["families"][name] = {
+            "file": path.name,
+            "layer": spec.layer,
+            "items": count,
+            "groups": groups,
+            "sha256": sha256_file(path),
+            "generator_version": version,
+            "seed": seed,
+        }
+    manifest["families"] = dict(sorted(manifest["families"].items()))
+    text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+    atomic_write_bytes(manifest_path, text.encode("utf-8"))
+    return manifest

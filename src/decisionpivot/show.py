@@ -1,0 +1,47 @@
+"""`dp show`: find one item by id and format it for a person to read."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.items import Item, iter_items, render_state
+
+
+def find_item(folder: str | Path, item_id: str) -> Item:
+    """The item with ``item_id`` from ``<folder>/<family>.jsonl``; a clear error if absent."""
+    folder = Path(folder)
+    family, sep, _ = item_id.partition(":")
+    if not sep or not family:
+        raise DecisionPivotError(f"item id {item_id!r} should look like '<family>:<index>'")
+    path = folder / f"{family}.jsonl"
+    if not path.exists():
+        available = sorted(p.stem for p in folder.glob("*.jsonl"))
+        raise DecisionPivotError(f"{path}: no items file for {family!r}; available: {', '.join(available) or 'none'}")
+    for item in iter_items(path):
+        if item.id == item_id:
+            return item
+    raise DecisionPivotError(f"{path}: no item with id {item_id!r}")
+
+
+def format_item(item: Item) -> str:
+    """A readable page: header line, STATE, QUESTION, OPTIONS (gold marked), group facts."""
+    width = 100
+    rule = "=" * width
+    header = f"{item.id}  family {item.family} (layer {item.layer}, v{item.version})"
+    facts = [f"level {item.level}" if item.level else None, f"group {item.group}" if item.group else None,
+             f"domain {item.domain}" if item.domain else None,
+             f"variation {item.variation}" if item.variation else None]
+    lines = [rule, header, "  ".join(f for f in facts if f), rule, "STATE"]
+    for line in render_state(item.state).splitlines():
+        wrapped = textwrap.wrap(line, width=width - 2, subsequent_indent="    ") or [""]
+        lines.extend("  " + w for w in wrapped)
+    lines += ["", "QUESTION", "  " + item.question, "", "OPTIONS"]
+    for option in item.options:
+        mark = "  <- gold" if option.key == item.answer else ""
+        lines.append(f"  {option.key}: {option.meaning}{mark}")
+    for key, value in item.extra.items():
+        lines.append(f"{key}: {value}")
+    lines.append(rule)
+    return "\n".join(lines)

@@ -1,0 +1,79 @@
+"""Independent solver for fact_answerable: read the glossary, the facts and the question, then look up.
+
+Reads only the rendered state. The glossary tells which row label answers which kind of question;
+the question under review names (kind, organisation) pairs; the answer is yes when a row with that
+exact organisation and that exact label exists for every pair.
+"""
+
+from __future__ import annotations
+
+import re
+
+from decisionpivot.items import Item
+
+FAMILY = "fact_answerable"
+
+_GLOSSARY = re.compile(r'^- "(?P<label>[^"]+)": .*?(?:Questions about the (?P<p1>.+?) are answered by this row\.'
+                       r"|This row is the one that answers questions about the (?P<p2>.+?)\.)$")
+_LIST_QUERIES = (
+    r"^What is the combined (?P<p>{P}) of (?P<o>.+)\?$",
+    r"^Add up the (?P<p>{P}) of (?P<o>.+): what is the total\?$",
+    r"^Which of (?P<o>.+) has the largest (?P<p>{P})\?$",
+    r"^Among (?P<o>.+), whose (?P<p>{P}) is the largest\?$",
+    r"^Do (?P<o>.+) all have the same (?P<p>{P})\?$",
+    r"^Is the (?P<p>{P}) the same for (?P<o>.+)\?$",
+)
+_PROFILE = re.compile(r"^(?:For a briefing note, give|State) (?P<x>.+)\.$")
+
+
+def _split_names(text: str) -> list[str]:
+    head, _, last = text.rpartition(" and ")
+    return [*(p.strip() for p in head.split(", ") if p.strip()), last.strip()] if head else [text.strip()]
+
+
+def _rows(lines: list[str]) -> set[tuple[str, str]]:
+    rows = set()
+    for line in lines:
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if cells[0] in ("Organisation", "---"):
+                continue
+            rows.add((cells[0], cells[1]))
+        elif line.startswith("- ") and " — " in line:
+            org, _, rest = line[2:].partition(" — ")
+            rows.add((org, rest.rsplit(": ", 1)[0]))
+        elif line.count("; ") == 2 and line != "Organisation; Attribute; Value":
+            org, label, _ = line.split("; ")
+            rows.add((org, label))
+    return rows
+
+
+def _needs(query: str, phrases: list[str]) -> list[tuple[str, str]]:
+    alternation = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+    for pattern in _LIST_QUERIES:
+        m = re.match(pattern.replace("{P}", alternation), query)
+        if m:
+            return [(m.group("p"), org) for org in _split_names(m.group("o"))]
+    m = _PROFILE.match(query)
+    if not m:
+        raise ValueError(f"unrecognised question under review: {query!r}")
+    parts = re.findall(rf"the ({alternation}) of (.+?)(?=, the |, and the | and the |$)", m.group("x"))
+    if not parts:
+        raise ValueError(f"no facts recognised in {query!r}")
+    return [(p, o) for p, o in parts]
+
+
+def solve(item: Item) -> str:
+    if not isinstance(item.state, str):
+        raise ValueError("fact_answerable states are text")
+    lines = item.state.splitlines()
+    phrase_to_label: dict[str, str] = {}
+    for line in lines:
+        m = _GLOSSARY.match(line)
+        if m:
+            phrase_to_label[m.group("p1") or m.group("p2")] = m.group("label")
+    facts_at = lines.index("Facts:")
+    query_line = next(line for line in lines if line.startswith("Question under review: "))
+    rows = _rows(lines[facts_at + 1 : lines.index(query_line)])
+    needs = _needs(query_line.removeprefix("Question under review: "), list(phrase_to_label))
+    return "yes" if all((org, phrase_to_label[p]) in rows for p, org in needs) else "no"

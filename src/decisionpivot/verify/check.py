@@ -1,0 +1,108 @@
+"""Solver agreement over an items folder, manifest hash checks, and the uniform-guess baseline."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.items import Item, read_items, sha256_file
+from decisionpivot.solve import solvers
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """One item whose solver answer differs from its gold answer (or where the solver failed)."""
+
+    item_id: str
+    """Item id."""
+    gold: str | None
+    """Gold answer."""
+    solved: str | None
+    """Solver's answer, None when it raised."""
+    error: str | None = None
+    """The solver's exception, if it raised."""
+
+
+@dataclass(frozen=True)
+class FamilyAgreement:
+    """Solver agreement on one family's items file."""
+
+    family: str
+    """Family name."""
+    items: int
+    """Items checked."""
+    agree: int
+    """Items where solver and gold answer agree."""
+    chance_pair_accuracy: float
+    """Uniform-guess pair accuracy of this family's group structure."""
+    disagreements: tuple[Disagreement, ...] = field(default_factory=tuple)
+    """Every disagreeing item."""
+
+    @property
+    def rate(self) -> float:
+        return self.agree / self.items if self.items else 0.0
+
+
+def chance_pair_accuracy(items: Iterable[Item]) -> float:
+    """Mean over contrast groups of prod_i 1/|O_i|: the pair accuracy of independent uniform guessing."""
+    groups: dict[str, float] = defaultdict(lambda: 1.0)
+    for item in items:
+        key = item.group if item.group is not None else item.id
+        groups[key] *= 1.0 / len(item.options)
+    if not groups:
+        return 0.0
+    return sum(groups.values()) / len(groups)
+
+
+def agreement(family: str, items: Sequence[Item]) -> FamilyAgreement:
+    """Run the family's solver on every item."""
+    available = solvers()
+    if family not in available:
+        raise DecisionPivotError(f"no independent solver for family {family!r} (expected solve/{family}.py)")
+    solve = available[family]
+    agree = 0
+    bad: list[Disagreement] = []
+    for item in items:
+        try:
+            got = solve(item)
+        except Exception as exc:  # a solver crash is a disagreement to report, not a crash of verify
+            bad.append(Disagreement(item.id, item.answer, None, f"{type(exc).__name__}: {exc}"))
+            continue
+        if got == item.answer:
+            agree += 1
+        else:
+            bad.append(Disagreement(item.id, item.answer, got))
+    return FamilyAgreement(family, len(items), agree, chance_pair_accuracy(items), tuple(bad))
+
+
+def verify_folder(folder: str | Path, families: Sequence[str] | None = None) -> list[FamilyAgreement]:
+    """Check MANIFEST hashes and counts, then solver agreement, for each family file in ``folder``."""
+    from decisionpivot.generate.run import read_manifest  # the manifest format lives with its writer
+
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    entries = manifest.get("families", {})
+    names = list(families) if families else list(entries)
+    if not names:
+        raise DecisionPivotError(f"{folder}/MANIFEST.json lists no families")
+    results = []
+    for name in names:
+        if name not in entries:
+            raise DecisionPivotError(f"{folder}/MANIFEST.json has no entry for family {name!r}")
+        entry = entries[name]
+        path = folder / entry["file"]
+        if not path.exists():
+            raise DecisionPivotError(f"{path}: listed in MANIFEST.json but missing")
+        found = sha256_file(path)
+        if found != entry["sha256"]:
+            raise DecisionPivotError(
+                f"{path}: SHA-256 {found} does not match MANIFEST.json ({entry['sha256']})"
+            )
+        items = read_items(path)
+        if len(items) != entry["items"]:
+            raise DecisionPivotError(f"{path}: {len(items)} items, MANIFEST.json says {entry['items']}")
+        results.append(agreement(name, items))
+    return results
