@@ -97,7 +97,8 @@ class DP:
         print(f"{'family':<18} {'items':>6} {'agree':>6} {'rate':>8} {'chance pair acc':>16}")
         failed = False
         for r in results:
-            print(f"{r.family:<18} {r.items:>6} {r.agree:>6} {100 * r.rate:>7.2f}% {100 * r.chance_pair_accuracy:>15.2f}%")
+            print(f"{r.family:<18} {r.items:>6} {r.agree:>6} {100 * r.rate:>7.2f}% "
+                  f"{100 * r.chance_pair_accuracy:>15.2f}%")
             for d in r.disagreements[: int(show)]:
                 detail = d.error if d.error else f"solver {d.solved!r}"
                 print(f"    DISAGREE {d.item_id}: gold {d.gold!r}, {detail}")
@@ -122,6 +123,81 @@ class DP:
 
         folder = Path(items) if items else DEFAULT_CORE_DIR
         print(format_item(find_item(folder, str(item_id))))
+
+
+    def systems(self, config: str | None = None) -> None:
+        """List the systems `dp evaluate` knows: built-in, family heuristics, and those in --config.
+
+        Args:
+          config: a YAML systems file (see decisionpivot/evaluate/default_systems.yaml).
+        """
+        from decisionpivot.evaluate.systems import load_systems
+
+        for name, system in sorted(load_systems(config).items()):
+            detail = system.settings.get("model") or system.settings.get("callable") or system.settings.get("baseline")
+            print(f"{name:<48} {system.kind:<9} {detail}  ({system.source})")
+
+    def evaluate(
+        self,
+        system: str,
+        config: str | None = None,
+        items: str | None = None,
+        runs: str = "runs",
+        tasks: str | Sequence[str] | None = None,
+        limit: int | None = None,
+        shard: str | None = None,
+    ) -> None:
+        """Run one system over the benchmark and write runs/<system>/<task>.jsonl (+ .meta.json).
+
+        Re-running answers only what is missing (also after a crash or kill -9); a run against a
+        changed items file is refused. Without --items and with no items generated yet, the release
+        core items are generated first.
+
+        Args:
+          system: a declared system (`dp systems` lists them), e.g. uniform.
+          config: YAML file declaring more systems (two lines suffice for an OpenAI-compatible endpoint).
+          items: items folder (default datasets/core/<version>).
+          runs: folder of answer files.
+          tasks: comma-separated task names (default: every items file in the folder).
+          limit: answer at most this many items per task (quick tries).
+          shard: i/n - answer only items whose index % n == i, into runs/<system>/shards/; fold the
+            shards together with `dp merge`.
+        """
+        from decisionpivot.evaluate.answers import Shard
+        from decisionpivot.evaluate.run import evaluate_system
+        from decisionpivot.evaluate.systems import get_system
+
+        chosen = get_system(str(system), config)
+        folder = Path(items) if items else DEFAULT_CORE_DIR
+        if items is None and not (folder / "MANIFEST.json").exists():
+            print(f"{folder}/ not found: generating the release core items first", file=sys.stderr)
+            self.generate()
+        results = evaluate_system(chosen, folder, Path(runs), _names(tasks), None if limit is None else int(limit),
+                                  Shard.parse(shard))
+        print(f"{'task':<22} {'items':>6} {'resumed':>8} {'answers':>8} {'errors':>7} {'retries':>8}  file")
+        for r in results:
+            print(f"{r.task:<22} {r.items:>6} {r.already:>8} {r.answered:>8} {r.errors:>7} {r.retries:>8}  {r.path}")
+
+    def merge(self, system: str, items: str | None = None, runs: str = "runs") -> None:
+        """Fold the shard answer files of a system (from `dp evaluate --shard i/n`) into its task files.
+
+        Every id must appear at most once across shards; ids still missing are listed.
+
+        Args:
+          system: the system whose shards to merge.
+          items: items folder the shards answered (default datasets/core/<version>).
+          runs: folder of answer files.
+        """
+        from decisionpivot.evaluate.answers import merge_shards
+        from decisionpivot.evaluate.run import task_files
+        from decisionpivot.evaluate.systems import validate_system_name
+        from decisionpivot.items import iter_items
+
+        folder = Path(items) if items else DEFAULT_CORE_DIR
+        order = {task: [i.id for i in iter_items(path)] for task, path in task_files(folder).items()}
+        for task, count, missing in merge_shards(Path(runs), validate_system_name(str(system)), order):
+            note = f", {len(missing)} missing (e.g. {missing[:3]})" if missing else ""
+            print(f"{task}: {count} records{note}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

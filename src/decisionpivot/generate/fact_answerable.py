@@ -28,6 +28,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAINS, Domain
@@ -387,7 +388,7 @@ def heuristic_names_in_table(item: Item) -> dict[str, float]:
     state = item.state if isinstance(item.state, str) else ""
     facts, _, query = state.rpartition("Question under review:")
     words = query.replace(",", " ").replace("?", " ").replace(".", " ").split()
-    names = [f"{a} {b}" for a, b in zip(words, words[1:], strict=False) if a[:1].isupper() and b[:1].isupper()]
+    names = [f"{a} {b}" for a, b in pairwise(words) if a[:1].isupper() and b[:1].isupper()]
     found = all(name in facts for name in names)
     return {"yes": 1.0, "no": 0.0} if found else {"yes": 0.0, "no": 1.0}
 

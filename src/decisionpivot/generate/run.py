@@ -51,14 +51,12 @@ def draw_family(name: str, seed: int, config: FamilyConfig | None = None) -> Fam
     items: list[Item] = []
     level_items: Counter[int] = Counter()
     seen_states: dict[str, str] = {}
-    group_number = 0
-    for plan in sorted(plans, key=lambda p: (p.level, p.index)):
+    for group_number, plan in enumerate(sorted(plans, key=lambda p: (p.level, p.index))):
         rng = group_rng(name, seed, plan.level, plan.index)
         group = spec.build_group(plan, rng, config)
         expected = spec.expected_answers(plan) if spec.expected_answers else None
         check_group(name, plan, group, expected)
         group_id = f"{name}:g{group_number:04d}"
-        group_number += 1
         for member in group.members:
             item = Item(
                 id=f"{name}:{len(items):05d}",

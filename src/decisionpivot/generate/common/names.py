@@ -29,7 +29,7 @@ PRODUCT_SERIES = ("Mini", "Pro", "Max", "Air", "Lite", "Core", "Flex", "Duo", "O
 
 REAL_NAME_BLOCKLIST = frozenset(
     w.lower()
-    for w in (
+    for w in (  # noqa: SIM905 - a word list reads best as text
         # companies and brands
         "Apple Google Amazon Meta Tesla Nike Sony Dell Intel Oracle Cisco Bosch Siemens Philips "
         "Nokia Ikea Lego Volvo Saab Audi Kia Seat Fiat Opel Skoda Lada Mazda Honda Subaru Nissan "

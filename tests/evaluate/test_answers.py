@@ -1,0 +1,154 @@
+"""Answer files: resume, torn lines, changed items refused, shards and merge, kill -9 safety."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.evaluate.answers import AnswerFileError, Shard, merge_shards, read_answer_lines
+from decisionpivot.evaluate.run import evaluate_system
+from decisionpivot.evaluate.systems import get_system
+from decisionpivot.items import read_items
+from tests.evaluate.conftest import FAMILY
+from tests.evaluate.fake_openai_server import FakeOpenAI
+
+UNIFORM = get_system("uniform")
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_rerun_answers_only_what_is_missing(tmp_path: Path, items_dir: Path) -> None:
+    runs = tmp_path / "runs"
+    [first] = evaluate_system(UNIFORM, items_dir, runs, limit=10, progress=False)
+    [second] = evaluate_system(UNIFORM, items_dir, runs, progress=False)
+    assert (first.answered, second.already, second.answered) == (10, 10, 600)
+    ids = [r["id"] for r in lines(second.path)]
+    assert len(ids) == len(set(ids)) == 600
+    meta = json.loads(second.path.with_name(f"{FAMILY}.meta.json").read_text())
+    assert meta["runs"] == 2 and meta["items"] == 600 and meta["system"]["name"] == "uniform"
+
+
+def test_torn_last_line_is_dropped_and_reanswered(tmp_path: Path, items_dir: Path) -> None:
+    runs = tmp_path / "runs"
+    [run] = evaluate_system(UNIFORM, items_dir, runs, limit=5, progress=False)
+    with run.path.open("ab") as handle:
+        handle.write(b'{"id": "fact_answerable:00005", "p": {"yes": 0.')
+    assert [r["id"] for r in read_answer_lines(run.path, repair=False)][-1] == "fact_answerable:00004"
+    [again] = evaluate_system(UNIFORM, items_dir, runs, limit=8, progress=False)
+    assert [r["id"] for r in lines(again.path)] == [f"fact_answerable:{i:05d}" for i in range(8)]
+
+
+def test_changed_items_file_is_refused_with_both_hashes(tmp_path: Path, items_dir: Path) -> None:
+    runs = tmp_path / "runs"
+    evaluate_system(UNIFORM, items_dir, runs, limit=3, progress=False)
+    meta_path = runs / "uniform" / f"{FAMILY}.meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["items_sha256"] = "0" * 64
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(AnswerFileError, match=r"SHA-256 0{64}, but .* now has SHA-256 [0-9a-f]{64}"):
+        evaluate_system(UNIFORM, items_dir, runs, limit=3, progress=False)
+
+
+def test_duplicate_and_malformed_lines_are_reported(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"id": "x", "p": {}}\n{"id": "x", "p": {}}\n')
+    with pytest.raises(AnswerFileError, match=r"a\.jsonl:2: duplicate id 'x'"):
+        read_answer_lines(path, repair=False)
+    path.write_text('{"id": "x"}\nnot json\n')
+    with pytest.raises(AnswerFileError, match=r"a\.jsonl:2: not valid JSON"):
+        read_answer_lines(path, repair=False)
+
+
+def test_shards_cover_every_item_once_and_merge(tmp_path: Path, items_dir: Path) -> None:
+    runs = tmp_path / "runs"
+    for i in range(3):
+        evaluate_system(UNIFORM, items_dir, runs, shard=Shard(i, 3), progress=False)
+    order = {FAMILY: [item.id for item in read_items(items_dir / f"{FAMILY}.jsonl")]}
+    [(task, count, missing)] = merge_shards(runs, "uniform", order)
+    assert (task, count, missing) == (FAMILY, 600, [])
+    merged = lines(runs / "uniform" / f"{FAMILY}.jsonl")
+    assert [r["id"] for r in merged] == order[FAMILY]
+    meta = json.loads((runs / "uniform" / f"{FAMILY}.meta.json").read_text())
+    assert meta["answers"] == 600 and len(meta["merged_from"]) == 3
+
+
+def test_shard_syntax_is_checked() -> None:
+    assert Shard.parse("2/4") == Shard(2, 4)
+    for bad in ("4/4", "a/b", "3", "-1/2"):
+        with pytest.raises(AnswerFileError):
+            Shard.parse(bad)
+
+
+def test_plugin_errors_are_recorded_per_item(tmp_path: Path, items_dir: Path) -> None:
+    module = tmp_path / "bad_plugin.py"
+    module.write_text(
+        "def decide(items):\n"
+        "    out = []\n"
+        "    for i, item in enumerate(items):\n"
+        "        out.append([{'yes': 1.0, 'no': 0.0}, {'yes': float('nan'), 'no': 1.0}, None,\n"
+        "                    ValueError('boom'), {'yes': 1.0}][i % 5])\n"
+        "    return out\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        config = tmp_path / "s.yaml"
+        config.write_text("systems:\n  bad: {kind: python, callable: 'bad_plugin:decide'}\n")
+        [run] = evaluate_system(get_system("bad", config), items_dir, tmp_path / "runs", limit=5, progress=False)
+    finally:
+        sys.path.remove(str(tmp_path))
+    got = lines(run.path)
+    assert "p" in got[0]
+    assert "not a finite" in got[1]["error"] and "no answer" in got[2]["error"]
+    assert "ValueError: boom" in got[3]["error"] and "misses option key" in got[4]["error"]
+
+
+def test_plugin_that_cannot_be_imported_is_a_clear_error(tmp_path: Path, items_dir: Path) -> None:
+    config = tmp_path / "s.yaml"
+    config.write_text("systems:\n  bad: {kind: python, callable: 'no_such_module:decide'}\n")
+    with pytest.raises(DecisionPivotError, match="cannot import 'no_such_module'"):
+        evaluate_system(get_system("bad", config), items_dir, tmp_path / "runs", limit=1, progress=False)
+
+
+def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path: Path, items_dir: Path) -> None:
+    limit = 120
+    with FakeOpenAI(latency_s=0.03) as server:
+        config = tmp_path / "systems.yaml"
+        config.write_text(json.dumps({"systems": {"fake": {"kind": "chat", "base_url": server.base_url,
+                                                           "model": "fake", "concurrency": 4}}}))
+        args = [sys.executable, "-m", "decisionpivot.cli", "evaluate", "--system", "fake", "--config", str(config),
+                "--items", str(items_dir), "--limit", str(limit)]
+        killed_runs = tmp_path / "killed"
+        answers = killed_runs / "fake" / f"{FAMILY}.jsonl"
+        proc = subprocess.Popen([*args, "--runs", str(killed_runs)], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if answers.exists() and answers.read_bytes().count(b"\n") >= 30:
+                break
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        partial = answers.read_bytes().count(b"\n")
+        assert 30 <= partial < limit, "the run should have been killed mid-way"
+        resumed = subprocess.run([*args, "--runs", str(killed_runs)], capture_output=True, text=True, timeout=120)
+        assert resumed.returncode == 0, resumed.stderr
+        clean_runs = tmp_path / "clean"
+        clean = subprocess.run([*args, "--runs", str(clean_runs)], capture_output=True, text=True, timeout=120)
+        assert clean.returncode == 0, clean.stderr
+
+    def answers_by_id(path: Path) -> dict[str, dict]:
+        recs = lines(path)
+        assert len(recs) == len({r["id"] for r in recs}) == limit
+        return {r["id"]: {k: v for k, v in r.items() if k != "latency_s"} for r in recs}
+
+    assert answers_by_id(answers) == answers_by_id(clean_runs / "fake" / f"{FAMILY}.jsonl")

@@ -1,0 +1,84 @@
+"""The hf runner with a tiny randomly initialised GPT-2 and a tokenizer trained in the test (no download)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the hf runner needs torch (installed by the test extra)")
+transformers = pytest.importorskip("transformers")
+
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
+
+from decisionpivot.evaluate.hf import HFRunner  # noqa: E402
+from decisionpivot.evaluate.run import evaluate_system  # noqa: E402
+from decisionpivot.evaluate.systems import get_system  # noqa: E402
+from decisionpivot.items import Item, Option, read_items  # noqa: E402
+from tests.evaluate.conftest import FAMILY  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory, items_dir: Path) -> Path:
+    folder = tmp_path_factory.mktemp("tiny-lm")
+    corpus = [str(item.state) for item in read_items(items_dir / f"{FAMILY}.jsonl")[:50]]
+    corpus += ["yes no yes_only_A yes_only_B same approve deny escalate"] * 5
+    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=400, special_tokens=["[UNK]", "[PAD]", "[EOS]"],
+                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]",
+                                                eos_token="[EOS]")
+    fast.save_pretrained(folder)
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(vocab_size=len(fast), n_positions=4096, n_embd=32, n_layer=2, n_head=2)
+    transformers.GPT2LMHeadModel(config).save_pretrained(folder)
+    return folder
+
+
+def system_file(tmp_path: Path, model_dir: Path, **extra: object) -> Path:
+    path = tmp_path / "s.yaml"
+    extras = "".join(f", {k}: {v}" for k, v in extra.items())
+    path.write_text(f"systems:\n  tiny: {{kind: hf, model: '{model_dir}', device: cpu, batch_size: 3{extras}}}\n")
+    return path
+
+
+def reference_scores(runner: HFRunner, item: Item) -> list[float]:
+    """Unbatched, unpadded, full-logit computation of each key's log-probability."""
+    prompt, continuations = runner.prompt_and_continuations(item)
+    out = []
+    for cont in continuations:
+        ids = torch.tensor([prompt + cont])
+        with torch.no_grad():
+            logprobs = torch.log_softmax(runner.model(ids).logits[0].float(), dim=-1)
+        out.append(sum(float(logprobs[len(prompt) + i - 1, t]) for i, t in enumerate(cont)))
+    return out
+
+
+def test_batched_readout_equals_the_direct_computation(tmp_path: Path, tiny_model_dir: Path, items_dir: Path) -> None:
+    runner = HFRunner(get_system("tiny", system_file(tmp_path, tiny_model_dir)))
+    items = read_items(items_dir / f"{FAMILY}.jsonl")[:4]
+    shared = Item("x:1", "x", "E", "1", None, None, None, None, "Two versions differ.", "Which?",
+                  (Option("same", "s"), Option("yes_only_A", "a"), Option("yes_only_B", "b")), "same")
+    _, conts = runner.prompt_and_continuations(shared)
+    assert conts[1][0] == conts[2][0] and conts[1] != conts[2], "keys should share a first token here"
+    for item in [*items, shared]:
+        [record] = runner.answer([item])
+        expected = reference_scores(runner, item)
+        top = max(expected)
+        weights = [math.exp(v - top) for v in expected]
+        for key, w in zip(item.option_keys, weights, strict=True):
+            assert record["p"][key] == pytest.approx(w / sum(weights), abs=1e-4)
+    batch = runner.answer([*items, shared])
+    assert [r["id"] for r in batch] == [i.id for i in [*items, shared]]
+    assert all(sum(r["p"].values()) == pytest.approx(1.0) for r in batch)
+
+
+def test_hf_system_end_to_end_and_context_limit(tmp_path: Path, tiny_model_dir: Path, items_dir: Path) -> None:
+    [run] = evaluate_system(get_system("tiny", system_file(tmp_path, tiny_model_dir)), items_dir,
+                            tmp_path / "runs", limit=4, progress=False)
+    assert run.answered == 4 and run.errors == 0
+    [short] = evaluate_system(get_system("tiny", system_file(tmp_path, tiny_model_dir, context_tokens=50)),
+                              items_dir, tmp_path / "runs2", limit=2, progress=False)
+    assert short.errors == 2

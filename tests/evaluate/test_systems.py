@@ -1,0 +1,61 @@
+"""Systems files: defaults, user files, validation, secrets never recorded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from decisionpivot.evaluate.systems import SystemConfigError, get_system, load_systems, validate_system_name
+
+
+def test_builtins_and_heuristics_are_declared() -> None:
+    systems = load_systems()
+    assert systems["uniform"].kind == "baseline"
+    assert "heuristic.fact_answerable.names_in_table" in systems
+    assert systems["heuristic.fact_answerable.names_in_table"].families == ("fact_answerable",)
+
+
+def test_two_line_chat_declaration(tmp_path: Path) -> None:
+    config = tmp_path / "systems.yaml"
+    config.write_text('systems:\n  mine: {kind: chat, base_url: "http://localhost:8000/v1", model: m}\n')
+    system = get_system("mine", config)
+    assert system.settings["concurrency"] == 16 and system.settings["temperature"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("systems:\n  x: {kind: chat, model: m}\n", "needs 'base_url'"),
+        ("systems:\n  x: {kind: chat, base_url: u, model: m, temprature: 1}\n", "unknown key"),
+        ("systems:\n  x: {kind: chat, base_url: u, model: m, api_key: sk-123}\n", "unknown key"),
+        ("systems:\n  x: {kind: robot}\n", "kind must be one of"),
+        ("systems:\n  x: {kind: chat, base_url: u, model: m, concurrency: 0}\n", "positive integer"),
+        ("systems: [1, 2\n", "not valid YAML"),
+        ("systems:\n  ../evil: {kind: baseline, baseline: uniform}\n", "invalid system name"),
+    ],
+)
+def test_bad_declarations_are_explained(tmp_path: Path, text: str, message: str) -> None:
+    config = tmp_path / "s.yaml"
+    config.write_text(text)
+    with pytest.raises(SystemConfigError, match=message) as err:
+        load_systems(config)
+    assert str(config) in str(err.value) or "invalid system name" in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["a/b", "..", "x..y", "", "a\\b", "/abs", "-flag" * 0 + "a b"])
+def test_system_names_cannot_escape_the_runs_folder(name: str) -> None:
+    with pytest.raises(SystemConfigError):
+        validate_system_name(name)
+
+
+def test_unknown_system_lists_the_known_ones() -> None:
+    with pytest.raises(SystemConfigError, match=r"declared systems: .*uniform"):
+        get_system("nope")
+
+
+def test_public_config_holds_the_variable_name_not_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MY_KEY", "sk-secret-value")
+    config = tmp_path / "s.yaml"
+    config.write_text("systems:\n  x: {kind: chat, base_url: u, model: m, api_key_env: MY_KEY}\n")
+    assert "sk-secret-value" not in repr(get_system("x", config).public())
