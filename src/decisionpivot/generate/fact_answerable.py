@@ -138,14 +138,8 @@ RULES = (
         "or estimate missing facts.",
     ),
 )
-GLOSSARY_ANSWERS = (
-    'Questions about the {phrase} are answered by this row.',
-    'This row is the one that answers questions about the {phrase}.',
-)
-GLOSSARY_NOT = (
-    'It does not answer questions about the {phrase}.',
-    'This row is not the {phrase}.',
-)
+GLOSSARY_ANSWERS = ("Answers questions about the {phrase}.", "This is the {phrase}.")
+GLOSSARY_NOT = ("Not the {phrase}.", "Does not give the {phrase}.")
 TABLE_STYLES = ("pipe", "dash", "semicolon")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December")

@@ -13,8 +13,8 @@ from decisionpivot.items import Item
 
 FAMILY = "fact_answerable"
 
-_GLOSSARY = re.compile(r'^- "(?P<label>[^"]+)": .*?(?:Questions about the (?P<p1>.+?) are answered by this row\.'
-                       r"|This row is the one that answers questions about the (?P<p2>.+?)\.)$")
+_GLOSSARY = re.compile(r'^- "(?P<label>[^"]+)": .*?(?:Answers questions about the (?P<p1>.+?)\.'
+                       r"|This is the (?P<p2>.+?)\.)$")
 _LIST_QUERIES = (
     r"^What is the combined (?P<p>{P}) of (?P<o>.+)\?$",
     r"^Add up the (?P<p>{P}) of (?P<o>.+): what is the total\?$",

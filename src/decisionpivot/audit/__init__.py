@@ -1,0 +1,1 @@
+"""audit: content-blind probes, partial-information heuristics, balance and hygiene checks."""

@@ -1,0 +1,250 @@
+"""`dp audit`: shortcut probes, partial-information heuristics, balance and hygiene, as a report and a gate.
+
+For every family (and level) the report gives each content-blind probe's and each heuristic's item
+accuracy and pair accuracy with a 95% bootstrap interval over contrast groups, next to the chance
+figures: uniform-guess item accuracy (mean 1/|O|), the majority gold position's share, and
+uniform-guess pair accuracy. A probe's *margin* is its item accuracy minus the larger of the two
+item baselines. The gate (``--strict``) fails when a probe's margin or a heuristic's accuracy
+exceeds the limits in ``params.yaml`` (section ``audit``), or a hygiene rule fails: a repeated
+state, a near-duplicate state across contrast groups, or unbalanced answer classes or gold
+positions (chi-square p-value below the limit).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.stats import chisquare
+from sklearn.feature_extraction.text import HashingVectorizer
+
+from decisionpivot.audit.probes import PROBES, gold_position, probe_predictions
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.items import Item, atomic_write_bytes, render_state
+
+BOOTSTRAP_SEED = 20261007
+RESAMPLES = 1000
+
+
+@dataclass(frozen=True)
+class AuditLimits:
+    """Gate limits, read from params.yaml (section ``audit``)."""
+
+    probe_margin: float = 0.05
+    """Largest allowed item-accuracy margin of a content-blind probe over its baseline."""
+    heuristic_margin: float = 0.05
+    """Largest allowed margin of a heuristic over the baseline, unless listed in heuristic_limits."""
+    heuristic_limits: Mapping[str, float] = field(default_factory=dict)
+    """Per heuristic (``family.name``) the largest allowed item accuracy, for shortcuts that by design
+    solve part of a family (e.g. schema-only tool-call checks)."""
+    balance_p_min: float = 0.001
+    """Smallest allowed chi-square p-value for answer-class and gold-position balance."""
+    near_duplicate_cosine: float = 0.995
+    """Two states of different groups at or above this cosine similarity count as near-duplicates."""
+
+    @classmethod
+    def from_params(cls, path: str | Path | None) -> AuditLimits:
+        if path is None or not Path(path).exists():
+            return cls()
+        import yaml
+
+        data = (yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}).get("audit") or {}
+        unknown = set(data) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise DecisionPivotError(f"{path}: unknown keys in section audit: {sorted(unknown)}")
+        return cls(**data)
+
+
+def _accuracy_with_interval(correct: np.ndarray, groups: Sequence[str], rng_seed: int = BOOTSTRAP_SEED,
+                            resamples: int = RESAMPLES) -> dict[str, float]:
+    """Item and pair accuracy with 95% percentile intervals, resampling contrast groups."""
+    names, index = np.unique(np.asarray(groups), return_inverse=True)
+    right = np.bincount(index, weights=correct.astype(float), minlength=len(names))
+    size = np.bincount(index, minlength=len(names)).astype(float)
+    whole = (right == size).astype(float)
+    rng = np.random.default_rng(rng_seed)
+    draw = rng.integers(0, len(names), size=(resamples, len(names)))
+    item_boot = right[draw].sum(axis=1) / size[draw].sum(axis=1)
+    pair_boot = whole[draw].mean(axis=1)
+    return {
+        "item_accuracy": float(right.sum() / size.sum()),
+        "item_ci": [float(np.percentile(item_boot, 2.5)), float(np.percentile(item_boot, 97.5))],
+        "pair_accuracy": float(whole.mean()),
+        "pair_ci": [float(np.percentile(pair_boot, 2.5)), float(np.percentile(pair_boot, 97.5))],
+    }
+
+
+def _chance(items: Sequence[Item]) -> dict[str, float]:
+    positions = Counter(gold_position(i) for i in items)
+    pair: dict[str, float] = defaultdict(lambda: 1.0)
+    for item in items:
+        pair[item.group or item.id] *= 1.0 / len(item.options)
+    uniform = float(np.mean([1.0 / len(i.options) for i in items]))
+    majority = max(positions.values()) / len(items)
+    return {"uniform_item": uniform, "majority_item": majority, "baseline_item": max(uniform, majority),
+            "uniform_pair": float(np.mean(list(pair.values())))}
+
+
+def _scored(items: Sequence[Item], predicted_positions: np.ndarray) -> dict[str, Any]:
+    gold = np.array([gold_position(i) for i in items])
+    correct = predicted_positions == gold
+    by_level: dict[str, Any] = {}
+    for level in sorted({i.level for i in items if i.level is not None}):
+        mask = np.array([i.level == level for i in items])
+        subset = [i for i, m in zip(items, mask, strict=True) if m]
+        by_level[str(level)] = {**_accuracy_with_interval(correct[mask], [i.group or i.id for i in subset]),
+                                **_chance(subset)}
+    return {**_accuracy_with_interval(correct, [i.group or i.id for i in items]), **_chance(items),
+            "levels": by_level}
+
+
+def heuristic_positions(heuristic: Any, items: Sequence[Item]) -> np.ndarray:
+    """Argmax position (ties -> listed order) of a heuristic's probabilities; -1 where it fails."""
+    out = []
+    for item in items:
+        try:
+            probs = heuristic(item)
+            values = [float(probs.get(k, 0.0)) for k in item.option_keys]
+            out.append(int(np.argmax(values)))
+        except Exception:  # a failing heuristic counts as wrong, like a failed prediction
+            out.append(-1)
+    return np.array(out)
+
+
+def _balance(items: Sequence[Item]) -> dict[str, Any]:
+    positions = Counter(gold_position(i) for i in items)
+    width = max(len(i.options) for i in items)
+    expected = np.array([sum(1.0 / len(i.options) for i in items if k < len(i.options)) for k in range(width)])
+    observed = np.array([positions.get(k, 0) for k in range(width)], dtype=float)
+    keep = expected > 0
+    position_p = float(chisquare(observed[keep], expected[keep]).pvalue) if keep.sum() > 1 else 1.0
+    result: dict[str, Any] = {"gold_positions": {str(k): int(v) for k, v in sorted(positions.items())},
+                              "gold_position_p": position_p}
+    key_sets = {i.option_keys for i in items}
+    if len(key_sets) == 1:
+        [keys] = key_sets
+        answers = Counter(i.answer for i in items)
+        result["answers"] = {k: answers.get(k, 0) for k in keys}
+        result["answer_p"] = float(chisquare([answers.get(k, 0) for k in keys]).pvalue)
+    return result
+
+
+def _hygiene(items: Sequence[Item], limits: AuditLimits) -> dict[str, Any]:
+    texts = [render_state(i.state) for i in items]
+    repeated = len(texts) - len(set(texts))
+    vectors = HashingVectorizer(n_features=2**18, ngram_range=(1, 2), alternate_sign=False, norm="l2").transform(texts)
+    similarity = (vectors @ vectors.T).toarray()
+    groups = np.array([i.group or i.id for i in items])
+    same_group = groups[:, None] == groups[None, :]
+    similarity[same_group] = 0.0
+    lengths = np.array([len(t) for t in texts])
+    return {
+        "repeated_states": int(repeated),
+        "max_cross_group_cosine": float(similarity.max()) if len(items) > 1 else 0.0,
+        "near_duplicates": int((np.triu(similarity, 1) >= limits.near_duplicate_cosine).sum()),
+        "state_length": {"min": int(lengths.min()), "median": float(np.median(lengths)),
+                         "p90": float(np.percentile(lengths, 90)), "max": int(lengths.max())},
+        "option_counts": {str(k): v for k, v in sorted(Counter(len(i.options) for i in items).items())},
+        "domains": dict(sorted(Counter(i.domain or "none" for i in items).items())),
+    }
+
+
+def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristics: Mapping[str, Any],
+                 train: Sequence[Item] | None = None) -> dict[str, Any]:
+    """Probes, heuristics, balance and hygiene of one family, with the gate's findings."""
+    report: dict[str, Any] = {"family": name, "items": len(items), "groups": len({i.group for i in items}),
+                              "probes": {}, "heuristics": {}, "failures": []}
+    for probe in PROBES:
+        scored = _scored(items, probe_predictions(probe, items, train))
+        scored["margin"] = scored["item_accuracy"] - scored["baseline_item"]
+        report["probes"][probe.name] = scored
+        if scored["margin"] > limits.probe_margin:
+            report["failures"].append(f"probe {probe.name}: item accuracy {scored['item_accuracy']:.3f} beats "
+                                      f"baseline {scored['baseline_item']:.3f} by more than {limits.probe_margin:.3f}")
+    for hname, heuristic in heuristics.items():
+        scored = _scored(items, heuristic_positions(heuristic, items))
+        scored["margin"] = scored["item_accuracy"] - scored["baseline_item"]
+        limit = limits.heuristic_limits.get(f"{name}.{hname}", scored["baseline_item"] + limits.heuristic_margin)
+        scored["limit"] = limit
+        report["heuristics"][hname] = scored
+        if scored["item_accuracy"] > limit:
+            report["failures"].append(f"heuristic {hname}: item accuracy {scored['item_accuracy']:.3f} "
+                                      f"exceeds its limit {limit:.3f}")
+    report["balance"] = {"all": _balance(items)}
+    for level in sorted({i.level for i in items if i.level is not None}):
+        report["balance"][str(level)] = _balance([i for i in items if i.level == level])
+    for scope, balance in report["balance"].items():
+        for key in ("answer_p", "gold_position_p"):
+            if key in balance and balance[key] < limits.balance_p_min:
+                report["failures"].append(f"balance ({scope}): {key} = {balance[key]:.2g} < {limits.balance_p_min}")
+    report["hygiene"] = _hygiene(items, limits)
+    if report["hygiene"]["repeated_states"]:
+        report["failures"].append(f"{report['hygiene']['repeated_states']} repeated state(s)")
+    if report["hygiene"]["near_duplicates"]:
+        report["failures"].append(f"{report['hygiene']['near_duplicates']} near-duplicate state pair(s) across groups")
+    return report
+
+
+def write_reports(reports: Sequence[dict[str, Any]], out: Path, limits: AuditLimits, source: str) -> tuple[Path, Path]:
+    """reports/audit.json and reports/audit.md."""
+    payload = {"items": source, "limits": {**limits.__dict__, "heuristic_limits": dict(limits.heuristic_limits)},
+               "bootstrap": {"seed": BOOTSTRAP_SEED, "resamples": RESAMPLES, "unit": "contrast group"},
+               "families": list(reports), "passed": not any(r["failures"] for r in reports)}
+    json_path, md_path = out / "audit.json", out / "audit.md"
+    atomic_write_bytes(json_path, (json.dumps(payload, indent=2) + "\n").encode())
+    atomic_write_bytes(md_path, render_markdown(payload).encode())
+    return json_path, md_path
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def render_markdown(payload: Mapping[str, Any]) -> str:
+    lines = ["# Shortcut audit", "", f"Items: `{payload['items']}`. Intervals: 95% percentile bootstrap over "
+             f"contrast groups ({payload['bootstrap']['resamples']} resamples, seed {payload['bootstrap']['seed']}). "
+             "Probes are logistic regressions trained with GroupKFold over contrast groups; *margin* = item "
+             "accuracy minus the larger of uniform-guess and majority-position accuracy (points).", "",
+             "## Content-blind probes (item accuracy %, margin over baseline in points)", ""]
+    probe_names = [p.name for p in PROBES]
+    lines.append("| family | baseline | " + " | ".join(probe_names) + " |")
+    lines.append("|---|---:|" + "---:|" * len(probe_names))
+    for r in payload["families"]:
+        probes = r["probes"]
+        cells = [f"{_pct(probes[p]['item_accuracy'])} ({100 * probes[p]['margin']:+.1f})" for p in probe_names]
+        base = next(iter(r["probes"].values()))["baseline_item"]
+        lines.append(f"| {r['family']} | {_pct(base)} | " + " | ".join(cells) + " |")
+    lines += ["", "## Partial-information heuristics", "",
+              "| family | heuristic | item acc % [95% CI] | pair acc % [95% CI] | chance pair % | limit % |",
+              "|---|---|---:|---:|---:|---:|"]
+    for r in payload["families"]:
+        for h, s in r["heuristics"].items():
+            lines.append(f"| {r['family']} | {h} | {_pct(s['item_accuracy'])} [{_pct(s['item_ci'][0])}, "
+                         f"{_pct(s['item_ci'][1])}] | {_pct(s['pair_accuracy'])} [{_pct(s['pair_ci'][0])}, "
+                         f"{_pct(s['pair_ci'][1])}] | {_pct(s['uniform_pair'])} | {_pct(s['limit'])} |")
+    lines += ["", "## Balance and hygiene", "",
+              "| family | gold positions | position p | answer p | repeated | max cross-group cosine | "
+              "median state chars | options | domains |", "|---|---|---:|---:|---:|---:|---:|---|---:|"]
+    for r in payload["families"]:
+        b, h = r["balance"]["all"], r["hygiene"]
+        answer_p = f"{b['answer_p']:.3f}" if "answer_p" in b else "-"
+        positions = "/".join(str(v) for v in b["gold_positions"].values())
+        options = ", ".join(f"{k}:{v}" for k, v in h["option_counts"].items())
+        lines.append(f"| {r['family']} | {positions} | {b['gold_position_p']:.3f} | {answer_p} | "
+                     f"{h['repeated_states']} | {h['max_cross_group_cosine']:.3f} | "
+                     f"{h['state_length']['median']:.0f} | {options} | {len(h['domains'])} |")
+    lines += ["", "## Probe accuracy by level (item accuracy %)", "", "| family | level | "
+              + " | ".join(probe_names) + " |", "|---|---:|" + "---:|" * len(probe_names)]
+    for r in payload["families"]:
+        for level in sorted(next(iter(r["probes"].values()))["levels"]):
+            cells = [_pct(r["probes"][p]["levels"][level]["item_accuracy"]) for p in probe_names]
+            lines.append(f"| {r['family']} | {level} | " + " | ".join(cells) + " |")
+    failures = [f"- {r['family']}: {f}" for r in payload["families"] for f in r["failures"]]
+    lines += ["", "## Gate", "", "PASSED: no probe, heuristic or hygiene rule exceeds its limit." if not failures
+              else "FAILED:", *failures, ""]
+    return "\n".join(lines)

@@ -1,0 +1,92 @@
+"""The audit catches planted shortcuts, passes clean items, and gates the release."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from decisionpivot.audit.run import AuditLimits, audit_family
+from decisionpivot.items import Item, Option
+
+OPTIONS = (Option("yes", "y"), Option("no", "n"))
+WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma".split()  # noqa: SIM905
+
+
+def synthetic(leak: str | None, n_pairs: int = 150, seed: int = 1) -> list[Item]:
+    """Pairs whose members share filler text; ``leak`` plants a shortcut on the yes member."""
+    rng = random.Random(seed)
+    items = []
+    for g in range(n_pairs):
+        filler = " ".join(rng.choice(WORDS) for _ in range(60))
+        for answer in ("yes", "no") if g % 2 else ("no", "yes"):
+            state = f"{filler}\nrecord {rng.randrange(10**6)}"
+            if leak == "word" and answer == "yes":
+                state += "\nstatus cleared"
+            elif leak == "word":
+                state += "\nstatus pending"
+            elif leak == "length" and answer == "yes":
+                state += "\n" + "x" * 400
+            elif leak == "lines" and answer == "yes":
+                state += "\n\n\n\n\n"
+            items.append(Item(f"syn:{len(items):05d}", "syn", "A", "1", f"syn:g{g:04d}", 1 + g % 3, None, "d",
+                              state, "Is it?", OPTIONS, answer))
+    return items
+
+
+@pytest.mark.parametrize(("leak", "probe"), [("word", "bag_of_words"), ("length", "state_length"),
+                                             ("lines", "line_count")])
+def test_planted_shortcuts_are_caught(leak: str, probe: str) -> None:
+    report = audit_family("syn", synthetic(leak), AuditLimits(), {})
+    assert report["probes"][probe]["item_accuracy"] > 0.9
+    assert any(f"probe {probe}" in f for f in report["failures"])
+
+
+def test_clean_items_pass() -> None:
+    report = audit_family("syn", synthetic(None), AuditLimits(), {"always_yes": lambda item: {"yes": 1.0, "no": 0.0}})
+    assert report["failures"] == [], report["failures"]
+    for scored in report["probes"].values():
+        assert abs(scored["margin"]) < 0.06
+        assert scored["item_ci"][0] <= scored["item_accuracy"] <= scored["item_ci"][1]
+    always = report["heuristics"]["always_yes"]
+    assert always["item_accuracy"] == 0.5 and always["pair_accuracy"] == 0.0 and always["uniform_pair"] == 0.25
+    assert report["balance"]["all"]["answers"] == {"yes": 150, "no": 150}
+
+
+def test_heuristic_limits_and_hygiene() -> None:
+    items = synthetic(None)
+    cheat = {"cheat": lambda item: {"yes": 1.0, "no": 0.0} if item.answer == "yes" else {"yes": 0.0, "no": 1.0}}
+    report = audit_family("syn", items, AuditLimits(), cheat)
+    assert any("heuristic cheat" in f for f in report["failures"])
+    allowed = audit_family("syn", items, AuditLimits(heuristic_limits={"syn.cheat": 1.0}), cheat)
+    assert not any("heuristic" in f for f in allowed["failures"])
+    duplicate = [*items[:-1], Item(**{**items[-1].__dict__, "state": items[0].state})]
+    failures = audit_family("syn", duplicate, AuditLimits(), {})["failures"]
+    assert any("repeated state" in f for f in failures) and any("near-duplicate" in f for f in failures)
+    skewed = [Item(**{**i.__dict__, "answer": "yes"}) for i in items]
+    assert any("answer_p" in f for f in audit_family("syn", skewed, AuditLimits(), {})["failures"])
+
+
+def test_unknown_params_key_is_an_error(tmp_path: Path) -> None:
+    params = tmp_path / "params.yaml"
+    params.write_text("audit:\n  probe_margins: 0.1\n")
+    with pytest.raises(Exception, match="unknown keys in section audit"):
+        AuditLimits.from_params(params)
+
+
+def test_strict_audit_passes_on_the_release(tmp_path: Path) -> None:
+    """CI gate: the released core items must pass `dp audit --strict`."""
+    items = tmp_path / "items"
+    run = [sys.executable, "-m", "decisionpivot.cli"]
+    assert subprocess.run([*run, "generate", "--out", str(items)], capture_output=True).returncode == 0
+    params = Path(__file__).resolve().parents[2] / "params.yaml"
+    result = subprocess.run([*run, "audit", "--items", str(items), "--strict", "--params", str(params),
+                             "--out", str(tmp_path / "reports")], capture_output=True, text=True, timeout=1800)
+    assert result.returncode == 0, result.stdout + result.stderr
+    payload = json.loads((tmp_path / "reports" / "audit.json").read_text())
+    assert payload["passed"] and len(payload["families"]) == len(list(items.glob("*.jsonl")))
+    assert "## Content-blind probes" in (tmp_path / "reports" / "audit.md").read_text()
