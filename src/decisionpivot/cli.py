@@ -179,6 +179,72 @@ class DP:
             print("audit FAILED (--strict)", file=sys.stderr)
             raise SystemExit(1)
 
+    def reconstruct(
+        self,
+        task: str | None = None,
+        source: str = "reference-sources",
+        out: str = "datasets/reference",
+        all: bool = False,
+        sampled_answers: str | None = None,
+        record: bool = False,
+    ) -> None:
+        """Rebuild reference tasks from official files, checking every hash and count against the task card.
+
+        On any mismatch nothing is written and the differences are printed (file, expected vs found).
+
+        Args:
+          task: task id (see `dp licenses` for the list); or use --all.
+          source: folder holding <task>/ folders of official files (or the task's own folder).
+          out: output folder for <task>.jsonl.
+          all: rebuild every task whose official files are present in --source.
+          sampled_answers: sampled-answers file (JSONL: question_id, model, answer) for the
+            capability-boundary tasks capb_gsm8k and capb_nq_open.
+          record: maintainers only - write the reconstructed count and items hash into the card
+            (official files must still match the card's hashes).
+        """
+        from decisionpivot.reconstruct.card import get_card
+        from decisionpivot.reconstruct.run import reconstruct_all, reconstruct_task, record_expected
+
+        inputs = {"sampled_answers": sampled_answers} if sampled_answers else {}
+        if all:
+            done, skipped, failed = reconstruct_all(source, out, **inputs)
+            for r in done:
+                print(f"rebuilt  {r.task:<22} {r.items:>5} items  sha256 {r.sha256}  "
+                      f"{'verified' if r.verified else 'UNVERIFIED card'}")
+            for name, reason in skipped.items():
+                print(f"skipped  {name:<22} {reason}")
+            for name, reason in failed.items():
+                print(f"FAILED   {name:<22} {reason}")
+            print(f"{len(done)} rebuilt, {len(skipped)} skipped, {len(failed)} failed")
+            if failed:
+                raise SystemExit(1)
+            return
+        if not task:
+            raise DecisionPivotError("name a task or pass --all")
+        result = reconstruct_task(str(task), source, out, **inputs)
+        if record:
+            card = get_card(str(task))
+            record_expected(card, result)
+            print(f"recorded {result.items} items, sha256 {result.sha256} in {card.path}")
+        print(f"rebuilt {result.task}: {result.items} items, sha256 {result.sha256} -> {result.path}"
+              f"{'' if result.verified else ' (card unverified: count and hash not checked)'}")
+
+    def licenses(self, out: str | None = "licenses/REVIEW.md") -> None:
+        """Print the reference-track licence review (task, licence, class, route, reason) and counts.
+
+        Args:
+          out: also write the review as Markdown here (pass --out= to skip writing).
+        """
+        from decisionpivot.licenses.routes import review_markdown
+        from decisionpivot.reconstruct.card import all_cards
+
+        text = review_markdown(all_cards())
+        print(text)
+        if out:
+            from decisionpivot.items import atomic_write_bytes
+
+            atomic_write_bytes(Path(out), text.encode("utf-8"))
+
     def systems(self, config: str | None = None) -> None:
         """List the systems `dp evaluate` knows: built-in, family heuristics, and those in --config.
 

@@ -1,0 +1,1 @@
+"""One converter per reference task: ``convert(source, card, **inputs) -> list[Item]`` (all candidates)."""
