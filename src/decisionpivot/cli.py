@@ -245,6 +245,30 @@ class DP:
 
             atomic_write_bytes(Path(out), text.encode("utf-8"))
 
+    def overlap(self, *train: str, items: str = "datasets/reference", out: str = "datasets/reference-filtered",
+                n: int = 13) -> None:
+        """Remove reference items that share a long n-gram with training files (and their groups).
+
+        Streams the training files (plain text, JSON Lines, .gz), writes a filtered copy of every
+        items file to --out plus overlap.json, and prints the counts per task.
+
+        Args:
+          train: training files (plain text, .jsonl, optionally .gz); also accepted as --train a,b.
+          items: folder of reference items to filter.
+          out: folder for the filtered copy.
+          n: n-gram length in word tokens.
+        """
+        from decisionpivot.release.overlap import filter_folder
+
+        paths = [Path(p) for p in train]
+        if not paths:
+            raise DecisionPivotError("name at least one training file: dp overlap FILE [FILE ...]")
+        reports = filter_folder(Path(items), paths, Path(out), int(n))
+        print(f"{'task':<22} {'items':>6} {'flagged':>8} {'removed':>8}")
+        for r in reports:
+            print(f"{r.task:<22} {r.items:>6} {r.flagged:>8} {r.removed:>8}")
+        print(f"wrote {out}/ ({sum(r.removed for r in reports)} items removed)")
+
     def systems(self, config: str | None = None) -> None:
         """List the systems `dp evaluate` knows: built-in, family heuristics, and those in --config.
 
