@@ -1,0 +1,213 @@
+"""booking_check: counts, the pivot at a limit, level sizes and the shortcut heuristics."""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter, defaultdict
+from functools import cache
+from typing import Any
+
+import pytest
+
+from decisionpivot import RELEASE_SEED
+from decisionpivot.generate import booking_check as bc
+from decisionpivot.generate.common.seeding import group_rng
+from decisionpivot.generate.family import Group, GroupPlan, case_difference
+from decisionpivot.generate.registry import family
+from tests.conftest import cached_draw
+
+NAME = "booking_check"
+
+
+@cache
+def built_groups(seed: int = RELEASE_SEED) -> tuple[tuple[GroupPlan, Group], ...]:
+    config = bc.BookingCheckConfig()
+    return tuple(
+        (p, bc.build_group(p, group_rng(NAME, seed, p.level, p.index), config))
+        for p in sorted(bc.plan(config), key=lambda p: (p.level, p.index))
+    )
+
+
+def _members(group: Group) -> tuple[dict[str, Any], dict[str, Any]]:
+    pos = next(m for m in group.members if m.answer == "yes")
+    neg = next(m for m in group.members if m.answer == "no")
+    return dict(pos.case), dict(neg.case)
+
+
+def test_groups_are_pairs_with_the_papers_split() -> None:
+    items = cached_draw(NAME).items
+    groups = defaultdict(list)
+    for item in items:
+        groups[item.group].append(item)
+    assert len(groups) == 300
+    assert all(sorted(m.answer for m in g) == ["no", "yes"] for g in groups.values())
+    negatives = Counter(i.variation for i in items if i.answer == "no")
+    assert negatives == {"overlap": 112, "person": 77, "capacity": 37, "equipment": 37, "hours": 37}
+    assert all(i.variation is None for i in items if i.answer == "yes")
+    for level in (1, 2, 3):
+        per_level = Counter(i.variation for i in items if i.answer == "no" and i.level == level)
+        assert sum(per_level.values()) == 100
+        for variation, total in negatives.items():
+            assert abs(per_level[variation] - total / 3) < 1, (level, variation, per_level)
+        assert Counter(i.answer for i in items if i.level == level) == {"yes": 100, "no": 100}
+
+
+def test_type_totals_scale_with_the_config() -> None:
+    assert bc._type_totals(300) == {
+        "overlap": 112,
+        "person": 77,
+        "capacity": 37,
+        "equipment": 37,
+        "hours": 37,
+    }
+    assert sum(bc._type_totals(30).values()) == 30
+    small = bc.BookingCheckConfig(items_per_level=20)
+    plans = bc.plan(small)
+    assert len(plans) == 30 and Counter(p.level for p in plans) == {1: 10, 2: 10, 3: 10}
+
+
+def test_members_differ_in_one_field_and_one_rendered_line() -> None:
+    for plan, group in built_groups():
+        assert len(group.decisive) == 1
+        pos, neg = _members(group)
+        assert case_difference(pos, neg) == set(group.decisive)
+        a = group.members[0].state.splitlines()  # type: ignore[union-attr]
+        b = group.members[1].state.splitlines()  # type: ignore[union-attr]
+        assert len(a) == len(b)
+        changed = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+        assert len(changed) == 1, plan
+        blocks = difflib.SequenceMatcher(
+            a=changed[0][0], b=changed[0][1], autojunk=False
+        ).get_matching_blocks()
+        assert sum(b.size for b in blocks) >= max(len(changed[0][0]), len(changed[0][1])) - 22, changed
+
+
+def test_level_sizes() -> None:
+    config = bc.BookingCheckConfig()
+    for plan, group in built_groups():
+        case = group.members[0].case
+        li = plan.level - 1
+        assert config.rooms[li][0] <= len(case["rooms"]) <= config.rooms[li][1]
+        assert config.bookings[li][0] <= len(case["bookings"]) <= config.bookings[li][1]
+        assert config.days[li][0] <= len(case["dates"]) <= config.days[li][1]
+        assert {b["date"] for b in case["bookings"]} <= set(case["dates"])
+    sizes = defaultdict(list)
+    for item in cached_draw(NAME).items:
+        sizes[item.level].append(len(item.state))
+    medians = {lv: sorted(v)[len(v) // 2] for lv, v in sizes.items()}
+    assert medians[1] < medians[2] < medians[3]
+    overall = sorted(len(i.state) for i in cached_draw(NAME).items)[300]
+    assert 1600 <= overall <= 5000
+
+
+def _gap(a: dict[str, Any], b: dict[str, Any]) -> int:
+    return max(a["start"] - b["end"], b["start"] - a["end"])
+
+
+def test_positive_sits_exactly_at_the_limit_and_negative_one_unit_past() -> None:
+    for plan, group in built_groups():
+        pos, neg = _members(group)
+        path = next(iter(group.decisive))
+        assert bc.failures(pos) == [] and bc.failures(neg) == [plan.variation]
+        if plan.variation in ("overlap", "person"):
+
+            def closest(case: dict[str, Any], variation: str = plan.variation) -> int:
+                req = case["request"]
+                people = {req["organiser"], *req["attendees"]}
+                gaps = [
+                    _gap(b, req)
+                    for b in case["bookings"]
+                    if b["date"] == req["date"]
+                    and (
+                        (variation == "overlap" and b["room"] == req["room"])
+                        or (variation == "person" and people & {b["organiser"], *b["attendees"]})
+                    )
+                ]
+                return min(gaps)
+
+            limit = pos["buffer"] if plan.variation == "overlap" else 0
+            assert closest(pos) == limit and closest(neg) == limit - 1, plan
+        elif plan.variation == "capacity":
+            extra = 0 if pos["count_includes_organiser"] else 1
+            room = bc._room(pos, pos["request"]["room"])
+            assert pos["request"]["count"] + extra == room["capacity"]
+            nroom = bc._room(neg, neg["request"]["room"])
+            assert neg["request"]["count"] + extra == nroom["capacity"] + 1
+        elif plan.variation == "hours":
+            room = bc._room(pos, pos["request"]["room"])
+            if path == "request/start":
+                assert pos["request"]["start"] == room["open"] and neg["request"]["start"] == room["open"] - 1
+            else:
+                assert pos["request"]["end"] == room["close"] and neg["request"]["end"] == room["close"] + 1
+        elif plan.variation == "equipment" and path.endswith("/count"):
+
+            def short(case: dict[str, Any]) -> int:
+                held = {e["item"]: e["count"] for e in bc._room(case, case["request"]["room"])["equipment"]}
+                return max(e["count"] - held.get(e["item"], 0) for e in case["request"]["equipment"])
+
+            assert short(pos) == 0 and short(neg) == 1
+
+
+def test_time_pivots_put_the_round_value_on_either_member() -> None:
+    round_on_positive = Counter()
+    for plan, group in built_groups():
+        if plan.variation not in ("overlap", "person"):
+            continue
+        pos, neg = _members(group)
+        path = next(iter(group.decisive)).split("/")
+        node_p: Any = pos
+        node_n: Any = neg
+        for part in path:
+            node_p = node_p[int(part)] if isinstance(node_p, list) else node_p[part]
+            node_n = node_n[int(part)] if isinstance(node_n, list) else node_n[part]
+        round_on_positive[node_p % 5 == 0] += 1
+        assert abs(node_p - node_n) == 1
+    assert min(round_on_positive.values()) > 0.35 * sum(round_on_positive.values())
+
+
+def test_capacity_exact_requests_appear_in_yes_and_no_alike() -> None:
+    items = cached_draw(NAME).items
+    full = Counter(i.answer for i in items if bc.heuristic_room_exactly_full(i)["yes"] == 1.0)
+    assert full["yes"] > 0 and full["no"] > 0
+    assert abs(full["yes"] - full["no"]) <= 0.1 * (full["yes"] + full["no"])
+
+
+@pytest.mark.parametrize("name", ["room_exactly_full", "touching_booking", "person_busy_that_day"])
+def test_surface_heuristics_stay_near_chance_at_every_level(name: str) -> None:
+    h = family(NAME).heuristics[name]
+    items = cached_draw(NAME).items
+    for level in (1, 2, 3):
+        sub = [i for i in items if i.level == level]
+        hits = sum(max(h(i).items(), key=lambda kv: kv[1])[0] == i.answer for i in sub)
+        assert 0.45 <= hits / len(sub) <= 0.55, (name, level, hits)
+
+
+def test_named_people_and_the_room_are_busy_in_both_members_alike() -> None:
+    """Per pair, the surface heuristics give the same answer on both members (so 0.5 by construction)."""
+    items = cached_draw(NAME).items
+    groups = defaultdict(list)
+    for item in items:
+        groups[item.group].append(item)
+    for name in ("touching_booking", "person_busy_that_day"):
+        h = family(NAME).heuristics[name]
+        for members in groups.values():
+            assert h(members[0]) == h(members[1]), (name, members[0].id)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"items_per_level": 7}, "even"),
+        ({"items_per_level": 0}, "positive"),
+        ({"rooms": ((1, 2), (3, 4), (5, 6))}, "second room"),
+        ({"rooms": ((2, 2), (3, 4))}, "one"),
+        ({"bookings": ((8, 6), (12, 17), (20, 28))}, "empty"),
+        ({"days": ((0, 1), (1, 2), (2, 3))}, "days"),
+        ({"bookings": ((2, 3), (12, 17), (20, 28))}, "at least 4"),
+        ({"bookings": ((11, 12), (12, 17), (20, 28))}, "do not fit"),
+        ({"people": ((4, 5), (12, 14), (16, 20))}, "too few"),
+    ],
+)
+def test_config_validate_rejects(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        bc.BookingCheckConfig(**kwargs).validate()
