@@ -139,7 +139,10 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
 
 def case_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> set[str]:
     """Paths at which two cases differ (present in one only, or with different leaves)."""
-    fa, fb = flatten(a), flatten(b)
+    return _flat_difference(flatten(a), flatten(b))
+
+
+def _flat_difference(fa: dict[str, Any], fb: dict[str, Any]) -> set[str]:
     return {p for p in fa.keys() | fb.keys() if fa.get(p, _MISSING) != fb.get(p, _MISSING)}
 
 
@@ -166,9 +169,9 @@ def check_group(family: str, plan: GroupPlan, group: Group, expected: Sequence[s
         keys = [o.key for o in m.options]
         if m.answer not in keys:
             raise GroupContractError(f"{where}: answer {m.answer!r} is not among options {keys}")
-    base = group.members[0].case
+    base = flatten(group.members[0].case)
     for i, m in enumerate(group.members[1:], start=1):
-        diff = case_difference(base, m.case)
+        diff = _flat_difference(base, flatten(m.case))
         if not diff:
             raise GroupContractError(f"{where}: member {i} has the same case as member 0")
         stray = sorted(p for p in diff if not _covered(p, group.decisive))
