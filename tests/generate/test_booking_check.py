@@ -148,8 +148,8 @@ def test_positive_sits_exactly_at_the_limit_and_negative_one_unit_past() -> None
             assert short(pos) == 0 and short(neg) == 1
 
 
-def test_time_pivots_put_the_round_value_on_either_member() -> None:
-    round_on_positive = Counter()
+def test_time_pivots_put_the_round_value_on_either_member_or_neither() -> None:
+    round_on = Counter()
     for plan, group in built_groups():
         if plan.variation not in ("overlap", "person"):
             continue
@@ -160,9 +160,10 @@ def test_time_pivots_put_the_round_value_on_either_member() -> None:
         for part in path:
             node_p = node_p[int(part)] if isinstance(node_p, list) else node_p[part]
             node_n = node_n[int(part)] if isinstance(node_n, list) else node_n[part]
-        round_on_positive[node_p % 5 == 0] += 1
         assert abs(node_p - node_n) == 1
-    assert min(round_on_positive.values()) > 0.35 * sum(round_on_positive.values())
+        round_on["positive" if node_p % 5 == 0 else "negative" if node_n % 5 == 0 else "neither"] += 1
+    total = sum(round_on.values())
+    assert all(round_on[k] > 0.22 * total for k in ("positive", "negative", "neither")), round_on
 
 
 def test_capacity_exact_requests_appear_in_yes_and_no_alike() -> None:

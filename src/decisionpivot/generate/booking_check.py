@@ -30,9 +30,11 @@ Both members share every other booking, including non-decisive bookings placed e
 (a same-room booking exactly N minutes away on the other side, a person's back-to-back booking,
 a same-time booking of the room on another day, a booking of a look-alike of a named person at
 the requested time), so "a booking touches the requested times, so no" and "a named person is
-busy that day, so no" stay at 0.5 by construction. For time pivots a coin decides whether the
-positive or the negative carries the round (5-minute) value, and about a fifth of all other times
-are off the 5-minute grid, so odd minutes do not mark the negative.
+busy that day, so no" stay at 0.5 by construction. For time pivots a die decides whether the
+positive, the negative or neither member carries a round (5-minute) value of the changed time (for
+request times the negative more often, which offsets the opening-hours negatives), the request's
+other time is off the grid about one time in three, and about a fifth of all other times
+are off the grid, so odd minutes do not mark the negative.
 
 Levels: 2 rooms, 6-8 confirmed bookings, one day (level 1); 3-4 rooms, 12-17 bookings, 1-2 days
 (level 2); 5-6 rooms, 20-28 bookings, 2-3 days (level 3). 300 pairs: overlap 112, person 77,
@@ -41,7 +43,7 @@ capacity 37, equipment 37, hours 37 (the paper's split), spread evenly over the 
 
 Version history:
 * 1.0 - first release.
-* 1.1 - organiser-inclusion convention, round-value coin on time pivots, limit-exact distractors.
+* 1.1 - organiser-inclusion convention, round-value die on time pivots, limit-exact distractors.
 """
 
 from __future__ import annotations
@@ -545,15 +547,21 @@ def _try_case(
 
     # request times
     duration = pick(rng, (30, 45, 60, 60, 75, 90, 90, 120))
+
+    def loose(t: int) -> int:
+        """A request time: on the 5-minute grid, or (about one time in three) a few minutes off it."""
+        return t + pick(rng, (-3, -2, -1, 1, 2, 3)) if rng.random() < 0.35 else t
+
     if variation == "hours" and params["side"] == "start":
-        start = o
+        start, end = o, loose(o + duration)
     elif variation == "hours":
-        start = c - duration
+        start, end = loose(c - duration), c
     else:
-        start = _grid_time(rng, o + buffer + 45, c - buffer - 45 - duration)
-        start -= start % 5 if rng.random() < 0.8 else 0
-    end = start + duration
-    shift = 0
+        low, high = -(-(o + buffer + 45) // 5), (c - buffer - 45 - duration) // 5
+        if high < low:
+            raise _Retry
+        grid_start = 5 * rng.randint(low, high)
+        start, end = loose(grid_start), loose(grid_start + duration)
     path, neg_value = "", None
     side = params.get("side", pick(rng, ("before", "after")))
     anchor = -1
@@ -562,14 +570,23 @@ def _try_case(
         return pick(rng, [r for r in rooms if r is not room])
 
     if variation in ("overlap", "person"):
-        # the coin: which member carries the round value of the changed time
+        # Which member carries a round (5-minute) value of the changed time: the positive, the
+        # negative, or neither (both off the grid).
         record = params["field"] == "record"
         delta = {("before", True): 1, ("before", False): -1, ("after", True): -1, ("after", False): 1}[
             (side, record)
         ]
-        if rng.random() < 0.5:
-            shift = -delta
-        start, end = start + shift, end + shift
+        # Opening-hours negatives always end off the grid, so a request-time pivot gives the round
+        # value to the negative more often (3:1), which balances off-grid request times over answers.
+        modes = (0, -delta, 2 * delta) if record else (0, -delta, -delta, -delta, 2 * delta, 2 * delta)
+        offset = pick(rng, modes)
+        gap = (buffer if variation == "overlap" else 0) if record else 0
+        if side == "before":
+            start = 5 * round((start - gap) / 5) + offset + gap
+        else:
+            end = 5 * round((end + gap) / 5) + offset - gap
+        if end - start < 25:
+            raise _Retry
         length = pick(rng, (30, 45, 60, 75, 90))
         if variation == "overlap":
             a_start, a_end = (
