@@ -402,6 +402,10 @@ WORDS = (
     "paperwork",
     "carefully",
     "supervisor",
+    "tomorrow",
+    "entrance",
+    "schedule",
+    "appointment",
 )
 RULE_TEXT = {
     "required": (
@@ -567,9 +571,13 @@ def _text_of_length(rng: random.Random, n: int) -> str:
         words.append(pick(rng, fitting))
 
 
-def _lengthen(text: str) -> str:
-    """One character more: the last word gets a trailing 's' (or 'e' if it already ends in 's')."""
-    return text + ("e" if text.endswith("s") else "s")
+def _lengthen(rng: random.Random, text: str) -> str:
+    """One character more: the last word is replaced by a word one letter longer (so no typo shows)."""
+    head, _, last = text.rpartition(" ")
+    longer = [w for w in WORDS if len(w) == len(last) + 1]
+    if not head or not longer:
+        return text + ("e" if text.endswith("s") else "s")
+    return f"{head} {pick(rng, longer)}"
 
 
 def _money(cents: int) -> str:
@@ -833,7 +841,7 @@ def _break(
     if t == "enum":
         return "status", pick(rng, [s for s in ctx["schema"]["statuses"] if s not in p["allowed"]])
     if t == "length":
-        return "note", _lengthen(rec["note"])
+        return "note", _lengthen(rng, rec["note"])
     if t == "foreign_key":
         ids = {row[0] for row in ctx["lists"]["register"]}
         return "party", _lookalike_digits(rng, rec["party"], ids)
