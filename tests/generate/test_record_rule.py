@@ -1,0 +1,208 @@
+"""record_rule: groups of four, 13 rule types balanced, near misses at the edge, pivot, shortcuts."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections import Counter, defaultdict
+from functools import cache
+
+import pytest
+
+from decisionpivot import RELEASE_SEED
+from decisionpivot.generate import record_rule as rr
+from decisionpivot.generate.common.seeding import group_rng
+from decisionpivot.generate.family import Group, GroupPlan, case_difference
+from decisionpivot.generate.registry import family
+from decisionpivot.items import Item
+from tests.conftest import cached_draw
+
+NAME = "record_rule"
+
+
+@cache
+def built_groups() -> tuple[tuple[GroupPlan, Group], ...]:
+    config = rr.RecordRuleConfig()
+    plans = sorted(rr.plan(config), key=lambda p: (p.level, p.index))
+    return tuple(
+        (p, rr.build_group(p, group_rng(NAME, RELEASE_SEED, p.level, p.index), config)) for p in plans
+    )
+
+
+def items_by_group() -> dict[str, list[Item]]:
+    groups: dict[str, list[Item]] = defaultdict(list)
+    for item in cached_draw(NAME).items:
+        groups[item.group].append(item)
+    return groups
+
+
+def test_thirteen_rule_types() -> None:
+    assert len(rr.RULE_TYPES) == len(set(rr.RULE_TYPES)) == 13
+    assert set(rr.TYPE_ROLES) == set(rr.RULE_TYPES)
+
+
+def test_groups_of_four_and_untouched_batches() -> None:
+    groups = items_by_group()
+    assert len(groups) == 150
+    assert all(len(m) == 4 for m in groups.values())
+    for level in (1, 2, 3):
+        level_groups = [m for m in groups.values() if m[0].level == level]
+        assert len(level_groups) == 50
+        assert sum(any(i.answer == "none" for i in m) for m in level_groups) == 24
+    for members in groups.values():
+        assert len({m.answer for m in members}) == 4
+        assert len({m.options for m in members}) == 1
+        assert sum(m.answer == "none" for m in members) <= 1
+
+
+def test_rule_type_counts() -> None:
+    items = cached_draw(NAME).items
+    assert sum(i.answer == "none" for i in items) == 72
+    counts = Counter(i.variation for i in items if i.variation is not None)
+    assert set(counts) == set(rr.RULE_TYPES)
+    assert sorted(Counter(counts.values()).items()) == [(40, 5), (41, 8)]
+    for item in items:
+        assert (item.variation is None) == (item.answer == "none")
+    for level in (1, 2, 3):
+        assert sum(1 for i in items if i.level == level and i.variation) == 176
+
+
+def test_gold_positions_balanced() -> None:
+    items = cached_draw(NAME).items
+    positions = Counter(i.option_keys.index(i.answer) for i in items if i.answer != "none")
+    always_available = [positions[p] for p in range(6)]
+    assert max(always_available) - min(always_available) <= 2
+    assert max(positions.values()) <= 70
+    for item in items:
+        assert item.option_keys[-1] == "none"
+        assert item.option_keys[:-1] == tuple(f"R{k}" for k in range(1, len(item.options)))
+
+
+def test_level_sizes() -> None:
+    config = rr.RecordRuleConfig()
+    for plan, group in built_groups():
+        case = group.members[0].case
+        i = plan.level - 1
+        assert len(case["records"]) == config.records[i]
+        lo, hi = config.rules[i]
+        assert lo <= len(case["rules"]) <= hi
+        assert len({rule["type"] for rule in case["rules"]}) == len(case["rules"])
+        read = {role for rule in case["rules"] for role in rr.TYPE_ROLES[rule["type"]]} | {"key"}
+        assert set(case["roles"]) > read, "some shown fields are read by no rule"
+    for item in cached_draw(NAME).items:
+        assert f"Batch ({config.records[item.level - 1]} records):" in str(item.state)
+
+
+def test_members_differ_in_one_field_of_one_record() -> None:
+    for _, group in built_groups():
+        assert all(p.startswith("records/") and p.count("/") == 2 for p in group.decisive)
+        untouched = [m for m in group.members if m.variation is None]
+        reference = untouched[0] if untouched else group.members[0]
+        for member in group.members:
+            if member is reference:
+                continue
+            diff = case_difference(reference.case, member.case)
+            assert diff <= group.decisive
+            assert 1 <= len(diff) <= (1 if untouched else 2)
+    for members in items_by_group().values():
+        heads = {str(m.state).partition("\nBatch (")[0] for m in members}
+        assert len(heads) == 1, "rules, lists and fields are shared by the group"
+        untouched = [m for m in members if m.answer == "none"]
+        if untouched:
+            base = str(untouched[0].state).splitlines()
+            for m in members:
+                changed = [a for a, b in zip(base, str(m.state).splitlines(), strict=True) if a != b]
+                assert len(changed) == (0 if m is untouched[0] else 1)
+
+
+def _changed(group: Group, member_index: int) -> tuple[dict, dict, str, int, str]:
+    """(member case, base record holder, type, record index, field) for one breaking member.
+
+    The member's own field is the decisive path where it differs from every other member; the base
+    value there is the one most other members share (at most two rule types touch the same field).
+    """
+    member = group.members[member_index]
+    others = [m for m in group.members if m is not member]
+    for path in sorted(group.decisive):
+        _, j, field = path.split("/")
+        mine = member.case["records"][int(j)][field]
+        values = [o.case["records"][int(j)][field] for o in others]
+        if mine not in values:
+            base_value = Counter(values).most_common(1)[0][0]
+            holder = next(o for o, v in zip(others, values, strict=True) if v == base_value)
+            return member.case, holder.case, str(member.variation), int(j), field
+    raise AssertionError("no field of its own")
+
+
+def test_near_miss_in_base_and_one_step_past_in_the_breaking_member() -> None:
+    seen: Counter[str] = Counter()
+    for _, group in built_groups():
+        for k, member in enumerate(group.members):
+            if member.variation is None:
+                continue
+            case, other, t, j, field = _changed(group, k)
+            rec, base = case["records"][j], other["records"][j]
+            roles = dict(zip(case["roles"], case["fields"], strict=True))
+            p = case["params"]
+            if t == "range":
+                assert (int(base[field]), int(rec[field])) in ((p["hi"], p["hi"] + 1), (p["lo"], p["lo"] - 1))
+            elif t == "compare":
+                assert int(base[field]) == int(base[roles["planned"]]) == int(rec[field]) - 1
+            elif t == "date_order":
+                start = dt.date.fromisoformat(rec[roles["start"]])
+                assert base[field] == rec[roles["start"]]
+                assert dt.date.fromisoformat(rec[field]) == start - dt.timedelta(days=1)
+            elif t == "length":
+                assert len(base[field]) == p["n"] and len(rec[field]) == p["n"] + 1
+            elif t == "unique":
+                keys = [r[field] for r in other["records"]]
+                assert rec[field] in keys and base[field] != rec[field]
+                assert sum(a != b for a, b in zip(base[field], rec[field], strict=True)) == 1
+            elif t == "sum":
+                assert abs(rr._cents(rec[field]) - rr._cents(base[field])) in (1, 100)
+            elif t == "conditional":
+                urgent = case["schema"]["urgent"]
+                assert rec[roles["priority"]] == urgent and rec[roles["approver"]] == ""
+            seen[t] += 1
+    assert set(seen) == set(rr.RULE_TYPES)
+
+
+def test_rule_wordings_are_recognised() -> None:
+    for _, group in built_groups():
+        for rule in group.members[0].case["rules"]:
+            assert rr.rule_type_of(rule["text"]) == rule["type"]
+
+
+def test_most_frequent_rule_type_heuristic_near_chance() -> None:
+    items = cached_draw(NAME).items
+    heuristic = family(NAME).heuristics["most_frequent_rule_type"]
+    hits = sum(max((p := heuristic(i)), key=lambda k: p[k]) == i.answer for i in items)
+    chance = sum(1 / len(i.options) for i in items) / len(items)
+    assert abs(hits / len(items) - chance) <= 0.05, (hits / len(items), chance)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"items_per_level": 202}, "multiple of group_size"),
+        ({"rules": ((5, 7), (7, 8), (8, 9))}, "within 6-9"),
+        ({"rules": ((6, 10), (7, 8), (8, 9))}, "within 6-9"),
+        ({"none_groups": (24, 51, 24)}, "none_groups"),
+        ({"records": (4, 16, 24)}, "at least 6 records"),
+        ({"distractors": ((1, 1), (1, 2), (2, 5))}, "distractor range"),
+        ({"group_size": 1}, "at least 2"),
+        ({"group_size": 8, "items_per_level": 200}, "cannot give"),
+    ],
+)
+def test_config_validate_errors(change: dict, message: str) -> None:
+    config = dataclasses.replace(rr.RecordRuleConfig(), **change)
+    with pytest.raises(ValueError, match=message):
+        config.validate()
+
+
+def test_small_config_draws() -> None:
+    config = rr.RecordRuleConfig(items_per_level=8, none_groups=(1, 1, 0))
+    config.validate()
+    for p in rr.plan(config):
+        group = rr.build_group(p, group_rng(NAME, 3, p.level, p.index), config)
+        assert len({m.answer for m in group.members}) == 4
