@@ -63,6 +63,8 @@ def test_heuristic_limits_and_hygiene() -> None:
     report = audit_family("syn", items, AuditLimits(), cheat)
     assert any("heuristic cheat" in f for f in report["failures"])
     allowed = audit_family("syn", items, AuditLimits(heuristic_limits={"syn.cheat": 1.0}), cheat)
+    half = {"half": lambda item: {"yes": 1.0, "no": 0.0}}  # right on every yes member, never on a whole pair
+    assert not any("heuristic" in f for f in audit_family("syn", items, AuditLimits(), half)["failures"])
     assert not any("heuristic" in f for f in allowed["failures"])
     duplicate = [*items[:-1], Item(**{**items[-1].__dict__, "state": items[0].state})]
     failures = audit_family("syn", duplicate, AuditLimits(), {})["failures"]
