@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from decisionpivot.score import metrics
 from decisionpivot.score.bootstrap import (
     BOOTSTRAP_SEED,
     multiplicities,
@@ -101,3 +102,26 @@ def test_percentile_interval_is_central_95_and_ignores_undefined_resamples() -> 
     assert low == pytest.approx(np.percentile(np.arange(1.0, 1001.0), 2.5))
     assert high == pytest.approx(np.percentile(np.arange(1.0, 1001.0), 97.5))
     assert np.isnan(percentile_interval(np.array([np.nan]))[0])
+
+
+@pytest.mark.parametrize("regime", ["many ties", "few ties", "no ties"])
+def test_selective_scans_equal_the_materialised_resamples(regime: str) -> None:
+    """Both scans (run ends for many repeated confidences, streaming otherwise) match the definition."""
+    rng = np.random.default_rng(5)
+    sizes = rng.integers(1, 5, 60)
+    groups = np.repeat(np.arange(60), sizes)
+    confidence = rng.random((4, groups.size))
+    if regime == "many ties":
+        confidence = np.round(confidence, 1)
+    elif regime == "few ties":
+        confidence[:, ::7] = 0.5
+    correct = rng.random((4, groups.size)) < 0.85
+    drawn = resample_indices(regime, 60, 25)
+    weights = multiplicities(drawn, 60)[:, groups]
+    coverage, area = metrics.selective_metrics(confidence, correct, weights)
+    for r in range(25):
+        items = np.concatenate([np.flatnonzero(groups == g) for g in drawn[r]])
+        for s in range(4):
+            c, k = confidence[s, items], correct[s, items]
+            assert coverage[s, r] == metrics.selective_coverage(c, k)
+            assert area[s, r] == pytest.approx(metrics.aurc(c, k), abs=1e-6)

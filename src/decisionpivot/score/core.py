@@ -13,10 +13,11 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from decisionpivot.score import metrics
 from decisionpivot.score.answers import TaskAnswers
-from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, unit_weights
+from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, Multiplicities, unit_weights
 from decisionpivot.score.layout import TaskLayout
 from decisionpivot.score.results import CORE, MACRO, UNIFORM_GUESS, Estimate
 
@@ -61,7 +62,7 @@ class _FamilyScores:
         self.estimates: list[Estimate] = []
         self.pooled: dict[_Key, tuple[np.ndarray, np.ndarray]] = {}
         """(system, level) -> (confidence, correct) of this family's items, for pooled metrics."""
-        self.level_weights: dict[int | None, np.ndarray] = {}
+        self.level_weights: dict[int | None, Multiplicities] = {}
         """level -> (R, n_level) resample multiplicities of this family's items at that level."""
 
 
@@ -77,8 +78,7 @@ def _score_family(
     probabilities = np.stack([a.probabilities for a in answers]) if answers else None
     for level in _levels(layout):
         mask = np.ones(layout.size, bool) if level is None else layout.level == level
-        w = weights[:, mask]
-        wf = w.astype(np.float32)
+        w = weights if level is None else weights.restrict(mask)
         groups = layout.group_index[mask]
         n_items, n_groups = int(mask.sum()), int(np.unique(groups).size)
         chance = metrics.uniform_pair_accuracy(layout.option_count[mask], groups)
@@ -91,23 +91,23 @@ def _score_family(
         p, gold = probabilities[:, mask], layout.gold_index[mask]
         coverage, area = metrics.selective_metrics(k, c, w)
         per_metric: dict[str, tuple[np.ndarray, np.ndarray | None, int]] = {
-            "item_accuracy": (metrics.item_accuracy(c), metrics.item_accuracy(c, wf), n_items),
+            "item_accuracy": (metrics.item_accuracy(c), metrics.item_accuracy(c, w), n_items),
             "pair_accuracy": (
                 metrics.pair_accuracy(c, groups),
-                metrics.pair_accuracy(c, groups, wf),
+                metrics.pair_accuracy(c, groups, w),
                 n_groups,
             ),
             "coverage_at_5": (metrics.selective_coverage(k, c), coverage, n_items),
             "aurc": (metrics.aurc(k, c), area, n_items),
-            "brier": (metrics.brier_score(p, gold), metrics.brier_score(p, gold, wf), n_items),
+            "brier": (metrics.brier_score(p, gold), metrics.brier_score(p, gold, w), n_items),
             "accuracy_at_90": (
                 metrics.accuracy_at_confidence(k, c),
-                metrics.accuracy_at_confidence(k, c, weights=wf),
+                metrics.accuracy_at_confidence(k, c, weights=w),
                 n_items,
             ),
             "share_at_90": (
                 metrics.share_at_confidence(k),
-                metrics.share_at_confidence(k, weights=wf),
+                metrics.share_at_confidence(k, weights=w),
                 n_items,
             ),
             "ece": (metrics.expected_calibration_error(k, c), None, n_items),
@@ -118,7 +118,7 @@ def _score_family(
             column = layout.pair_positive_column[in_level]
             p_plus = probabilities[:, plus, column]
             p_minus = probabilities[:, minus, column]
-            pair_w = weights[:, plus].astype(np.float32)
+            pair_w = weights.columns(plus)
             per_metric["pair_direction"] = (
                 metrics.pair_direction(p_plus, p_minus),
                 metrics.pair_direction(p_plus, p_minus, pair_w),
@@ -158,7 +158,7 @@ def _pooled(
     level: int | None,
     confidence: np.ndarray,
     correct: np.ndarray,
-    weights: np.ndarray,
+    weights: Multiplicities,
 ) -> list[Estimate]:
     """Pooled-item metrics for systems sharing one set of families: arrays ``(S, N)``, weights ``(R, N)``."""
     n = int(confidence.shape[1])
@@ -217,7 +217,7 @@ def _aggregates(families: Sequence[_FamilyScores], systems: Sequence[str]) -> li
             chosen = [f for f in families if f.family in names]
             confidence = np.stack([np.concatenate([f.pooled[(s, level)][0] for f in chosen]) for s in group])
             correct = np.stack([np.concatenate([f.pooled[(s, level)][1] for f in chosen]) for s in group])
-            weights = np.concatenate([f.level_weights[level] for f in chosen], axis=1).astype(np.float32)
+            weights = Multiplicities.concatenate([f.level_weights[level] for f in chosen])
             out.extend(_pooled(group, level, confidence, correct, weights))
     return out
 
@@ -234,16 +234,18 @@ def score_core(
 
     ``answers`` maps (system, family) to the included answers (excluded tasks are simply absent); a
     system's aggregates run over the families it has. Families are scored on ``jobs`` threads (numpy
-    releases the interpreter lock in the heavy loops).
+    releases the interpreter lock in the heavy loops) with single-threaded BLAS: many small matrix
+    products gain nothing from BLAS threads, which spin and slow everything on a busy machine.
     """
 
     def one(layout: TaskLayout) -> _FamilyScores:
         included = [answers[(s, layout.task)] for s in systems if (s, layout.task) in answers]
         return _score_family(layout, included, resamples, seed)
 
-    if jobs > 1:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            families = list(pool.map(one, layouts))
-    else:
-        families = [one(layout) for layout in layouts]
-    return [e for f in families for e in f.estimates] + _aggregates(families, systems)
+    with threadpool_limits(limits=1, user_api="blas"):
+        if jobs > 1:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                families = list(pool.map(one, layouts))
+        else:
+            families = [one(layout) for layout in layouts]
+        return [e for f in families for e in f.estimates] + _aggregates(families, systems)

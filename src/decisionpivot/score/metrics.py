@@ -25,10 +25,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from decisionpivot.score.bootstrap import Multiplicities
+
 if TYPE_CHECKING:
     from decisionpivot.items import Item
 
 ArrayLike = np.ndarray
+Weights = np.ndarray | Multiplicities | None
+"""Resample multiplicities: None (point estimate), an ``(R, n)`` array, or :class:`Multiplicities`."""
 CONFIDENCE_THRESHOLD = 0.90
 """The paper's high-confidence cut: accuracy and share of items with confidence >= 0.90."""
 RISK_TARGET = 0.05
@@ -44,26 +48,39 @@ _PREFIX_BUDGET = 1 << 25
 # --------------------------------------------------------------------------- shared arithmetic
 
 
-def _float_weights(weights: np.ndarray) -> np.ndarray:
-    """Multiplicities as floats: float32 stays float32 (exact for counts, twice as fast), else float64."""
-    weights = np.asarray(weights)
-    return weights if weights.dtype == np.float32 else weights.astype(np.float64, copy=False)
+def item_columns(weights: Weights, items: np.ndarray) -> np.ndarray:
+    """``(R, k)`` multiplicities of the given item positions."""
+    if isinstance(weights, Multiplicities):
+        return weights.columns(items)
+    return np.asarray(weights)[:, items]
 
 
-def weighted_sum(values: ArrayLike, weights: np.ndarray | None = None) -> np.ndarray:
-    """Sum over the last axis; with resample multiplicities, one sum per resample (trailing axis)."""
+def _totals(weights: Weights) -> np.ndarray:
+    if isinstance(weights, Multiplicities):
+        return weights.totals().astype(np.float64)
+    return np.asarray(weights).sum(axis=1, dtype=np.float64)
+
+
+def weighted_sum(values: ArrayLike, weights: Weights = None) -> np.ndarray:
+    """Sum over the last axis; with resample multiplicities, one sum per resample (trailing axis).
+
+    Float32 multiplicities stay float32 in the matrix product (exact for counts, twice as fast).
+    """
     if weights is None:
         return np.asarray(values, dtype=np.float64).sum(axis=-1)
-    w = _float_weights(weights)
+    if isinstance(weights, Multiplicities):
+        return weights.sum_over_items(values).astype(np.float64)
+    w = np.asarray(weights)
+    w = w if w.dtype == np.float32 else w.astype(np.float64, copy=False)
     return (np.asarray(values, dtype=w.dtype) @ w.T).astype(np.float64)
 
 
-def weighted_mean(values: ArrayLike, weights: np.ndarray | None = None) -> np.ndarray:
+def weighted_mean(values: ArrayLike, weights: Weights = None) -> np.ndarray:
     """Mean over the last axis; with resample multiplicities, one mean per resample (trailing axis)."""
     if weights is None:
         return np.asarray(values, dtype=np.float64).mean(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return weighted_sum(values, weights) / np.asarray(weights).sum(axis=1, dtype=np.float64)
+        return weighted_sum(values, weights) / _totals(weights)
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -83,7 +100,7 @@ def _group_order(group_index: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
 # --------------------------------------------------------------------------- group-level correctness
 
 
-def item_accuracy(correct: ArrayLike, weights: np.ndarray | None = None) -> np.ndarray:
+def item_accuracy(correct: ArrayLike, weights: Weights = None) -> np.ndarray:
     """Item accuracy: the share of items whose predicted option is the gold option.
 
     A failed or missing prediction is incorrect and stays in the denominator (the paper: "Failed or
@@ -93,7 +110,7 @@ def item_accuracy(correct: ArrayLike, weights: np.ndarray | None = None) -> np.n
 
 
 def pair_accuracy(
-    correct: ArrayLike, group_index: ArrayLike, weights: np.ndarray | None = None
+    correct: ArrayLike, group_index: ArrayLike, weights: Weights = None
 ) -> np.ndarray:
     """Pair (group) accuracy: the share of contrast groups whose every member is answered correctly.
 
@@ -105,12 +122,12 @@ def pair_accuracy(
     correct = np.asarray(correct, dtype=bool)
     order, starts, first = _group_order(np.asarray(group_index))
     every_member_correct = np.minimum.reduceat(correct[..., order], starts, axis=-1)
-    group_weights = None if weights is None else np.asarray(weights)[:, first]
+    group_weights = None if weights is None else item_columns(weights, first)
     return weighted_mean(every_member_correct, group_weights)
 
 
 def uniform_pair_accuracy(
-    option_count: ArrayLike, group_index: ArrayLike, weights: np.ndarray | None = None
+    option_count: ArrayLike, group_index: ArrayLike, weights: Weights = None
 ) -> np.ndarray:
     """Chance pair accuracy: mean over groups of ``prod_{i in g} 1/|O_i|``.
 
@@ -120,7 +137,7 @@ def uniform_pair_accuracy(
     inverse = 1.0 / np.asarray(option_count, dtype=np.float64)
     order, starts, first = _group_order(np.asarray(group_index))
     per_group = np.multiply.reduceat(inverse[order], starts)
-    group_weights = None if weights is None else np.asarray(weights)[:, first]
+    group_weights = None if weights is None else item_columns(weights, first)
     return weighted_mean(per_group, group_weights)
 
 
@@ -136,7 +153,7 @@ def chance_pair_accuracy(items: Iterable[Item]) -> float:
     return float(uniform_pair_accuracy(np.array(counts), np.array(groups)))
 
 
-def pair_direction(p_plus: ArrayLike, p_minus: ArrayLike, weights: np.ndarray | None = None) -> np.ndarray:
+def pair_direction(p_plus: ArrayLike, p_minus: ArrayLike, weights: Weights = None) -> np.ndarray:
     """Pair direction: the share of binary pairs with ``p+ > p-``.
 
     ``p+ = p(yes | s+)`` on the member whose gold answer is yes, ``p- = p(yes | s-)`` on the member
@@ -162,79 +179,122 @@ def _tie_boundaries(sorted_confidence: np.ndarray) -> np.ndarray:
     return boundary
 
 
-def _selective_block(
-    confidence: np.ndarray, correct: np.ndarray, weights: np.ndarray, risk: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """C(risk) and AURC, ``(S, R)`` each, for systems ``(S, n)`` under multiplicities ``(R, n)``.
+def _sorted_multiplicities(
+    confidence: np.ndarray, correct: np.ndarray, weights: Weights, risk: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+    """Per system, items in decreasing confidence: multiplicity rows ``(n, S, R)``, excess rows
+    ``x * (den * wrong - num)`` (same shape), tie boundaries ``(S, n)``, totals ``(R,)``, (num, den).
 
-    One pass over the items in decreasing confidence keeps, per system and resample, the covered
-    multiplicity N, the excess ``den*errors - num*N`` (<= 0 exactly when risk <= num/den), the largest
-    N whose excess is <= 0 at a tie boundary, and the running sum of ``x_b * risk_b`` over tie runs
-    (x_b: the run's multiplicity) for AURC. Counts are exact integers.
+    Integer dtype as small as the counts allow (int16 for the core): the scans are memory-bound.
     """
     num, den = _risk_fraction(risk)
-    total = weights.sum(axis=1)
+    total = _totals(weights)
     bound = (num + den) * int(total.max(initial=0)) + 1
     dtype = np.int16 if bound < np.iinfo(np.int16).max else np.int32 if bound < 2**31 - 1 else np.int64
-    by_item = np.ascontiguousarray(np.asarray(weights).T, dtype=dtype)  # (n, R)
+    if isinstance(weights, Multiplicities):
+        by_item = weights.item_rows(dtype)  # (n, R)
+    else:
+        by_item = np.ascontiguousarray(np.asarray(weights).T, dtype=dtype)
     order = np.argsort(-confidence, axis=-1, kind="stable")  # (S, n)
-    boundary = _tie_boundaries(np.take_along_axis(confidence, order, axis=-1)).T[:, :, None]  # (n, S, 1)
+    boundary = _tie_boundaries(np.take_along_axis(confidence, order, axis=-1))
     wrong = np.take_along_axis(~correct, order, axis=-1).T  # (n, S)
     rows = by_item[order.T]  # (n, S, R): multiplicity of the k-th most confident item of system s
     excess_rows = rows * np.where(wrong, den - num, -num).astype(dtype)[:, :, None]
+    return rows, excess_rows, boundary, total, (num, den)
+
+
+def _scan_streaming(
+    rows: np.ndarray, excess_rows: np.ndarray, boundary: np.ndarray, total: np.ndarray,
+    fraction: tuple[int, int],
+) -> tuple[np.ndarray, np.ndarray]:
+    """C and AURC in one streaming pass over the items, one row (all systems x resamples) at a time.
+
+    Keeps N (covered multiplicity), the excess ``den*errors - num*N`` (<= 0 exactly when risk <=
+    num/den), the largest N with excess <= 0 at a tie boundary, and the running ``sum x_b * risk_b``
+    over runs of equal confidence (the multiplicity of the run so far is pending until its end).
+    """
+    num, den = fraction
     ties = not boundary.all()
+    ends = boundary.T[:, :, None]  # (n, S, 1)
     shape = rows.shape[1:]
-    covered, excess, best, pending = (np.zeros(shape, dtype) for _ in range(4))
-    divisor = np.empty(shape, dtype)
+    covered, excess, best, pending = (np.zeros(shape, rows.dtype) for _ in range(4))
+    divisor = np.empty(shape, rows.dtype)
     eligible = np.empty(shape, bool)
     ratio = np.empty(shape, np.float32)
     area = np.zeros(shape, np.float32)
-    for k in range(rows.shape[0]):
-        np.add(covered, rows[k], out=covered)
-        np.add(excess, excess_rows[k], out=excess)
+    for k, (row, row_excess) in enumerate(zip(rows, excess_rows, strict=True)):
+        np.add(covered, row, out=covered)
+        np.add(excess, row_excess, out=excess)
         np.less_equal(excess, 0, out=eligible)
         if ties:
-            np.logical_and(eligible, boundary[k], out=eligible)
-        np.copyto(
-            best, covered, where=eligible
-        )  # covered only grows: the last eligible prefix is the largest
+            np.logical_and(eligible, ends[k], out=eligible)
+        np.copyto(best, covered, where=eligible)  # N only grows: the last eligible prefix is largest
         np.maximum(covered, 1, out=divisor)  # a prefix of multiplicity 0 has excess 0: 0/1
         np.divide(excess, divisor, out=ratio, dtype=np.float32)  # den * risk_k - num
-        if ties:  # the whole run takes the risk at its end
-            np.add(pending, rows[k], out=pending)
+        if ties:
+            np.add(pending, row, out=pending)
             np.multiply(ratio, pending, out=ratio)
-            np.add(area, ratio, out=area, where=boundary[k])
-            np.copyto(pending, 0, where=boundary[k])
+            np.add(area, ratio, out=area, where=ends[k])
+            np.copyto(pending, 0, where=ends[k])
         else:
-            np.multiply(ratio, rows[k], out=ratio)
+            np.multiply(ratio, row, out=ratio)
             np.add(area, ratio, out=area)
     with np.errstate(invalid="ignore", divide="ignore"):
-        coverage = best / total
-        area_under = (area / total + num) / den
-    return coverage, area_under
+        return best / total, (area / total + num) / den
+
+
+def _scan_runs(
+    rows: np.ndarray, excess_rows: np.ndarray, boundary: np.ndarray, total: np.ndarray,
+    fraction: tuple[int, int],
+) -> tuple[np.ndarray, np.ndarray]:
+    """C and AURC for systems whose confidences repeat a lot: prefix sums in place, then only the
+    ends of each system's runs of equal confidence (far fewer rows than items)."""
+    num, den = fraction
+    for k in range(1, rows.shape[0]):  # prefix sums, one row (all systems x resamples) at a time
+        np.add(rows[k], rows[k - 1], out=rows[k])
+        np.add(excess_rows[k], excess_rows[k - 1], out=excess_rows[k])
+    best = np.empty(rows.shape[1:])
+    area = np.empty(rows.shape[1:])
+    nothing = np.zeros((1, rows.shape[2]), rows.dtype)
+    for s, ends in enumerate(boundary):
+        covered, excess = rows[ends, s], excess_rows[ends, s]  # (B, R) at the ends of the runs
+        best[s] = np.where(excess <= 0, covered, 0).max(axis=0)  # N only grows
+        per_run = np.diff(covered, axis=0, prepend=nothing)  # x_b
+        ratio = excess / np.maximum(covered, 1).astype(np.float32)  # den * risk_b - num
+        area[s] = (per_run * ratio).sum(axis=0, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return best / total, (area / total + num) / den
 
 
 def selective_metrics(
-    confidence: ArrayLike, correct: ArrayLike, weights: np.ndarray, risk: float = RISK_TARGET
+    confidence: ArrayLike, correct: ArrayLike, weights: Weights, risk: float = RISK_TARGET
 ) -> tuple[np.ndarray, np.ndarray]:
     """C(risk) and AURC for every resample, ``(..., R)`` each (the bootstrap path of
     :func:`selective_coverage` and :func:`aurc`, sharing one scan).
 
-    Systems are processed in blocks that keep the scan's arrays within a fixed memory budget.
+    Systems with many repeated confidences and the others are scanned separately (a different scan is
+    fastest for each), in blocks that keep the arrays within a fixed memory budget.
     """
     first = np.asarray(confidence, dtype=np.float64)
     lead, n = first.shape[:-1], first.shape[-1]
     conf2 = first.reshape(-1, n)
     corr2 = np.asarray(correct, dtype=bool).reshape(-1, n)
-    weights = np.asarray(weights)
-    per_block = max(1, _PREFIX_BUDGET // max(1, n * weights.shape[0]))
-    coverage, area = [], []
-    for s in range(0, conf2.shape[0], per_block):
-        c, a = _selective_block(conf2[s : s + per_block], corr2[s : s + per_block], weights, risk)
-        coverage.append(c)
-        area.append(a)
-    shape = (*lead, weights.shape[0])
-    return np.concatenate(coverage, axis=0).reshape(shape), np.concatenate(area, axis=0).reshape(shape)
+    resamples = weights.resamples if isinstance(weights, Multiplicities) else np.asarray(weights).shape[0]
+    per_block = max(1, _PREFIX_BUDGET // max(1, n * resamples))
+    coverage = np.empty((conf2.shape[0], resamples))
+    area = np.empty((conf2.shape[0], resamples))
+    runs = np.count_nonzero(np.diff(np.sort(conf2, axis=1), axis=1), axis=1) + 1
+    few_runs = 2 * runs <= n  # many repeated confidences (rounded probabilities)
+    for group in (np.flatnonzero(~few_runs), np.flatnonzero(few_runs)):
+        for start in range(0, group.size, per_block):
+            chosen = group[start : start + per_block]
+            rows, excess, boundary, total, fraction = _sorted_multiplicities(
+                conf2[chosen], corr2[chosen], weights, risk
+            )
+            scan = _scan_runs if few_runs[chosen[0]] else _scan_streaming
+            coverage[chosen], area[chosen] = scan(rows, excess, boundary, total, fraction)
+    shape = (*lead, resamples)
+    return coverage.reshape(shape), area.reshape(shape)
 
 
 def _prefix_counts(confidence: ArrayLike, correct: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -248,7 +308,7 @@ def _prefix_counts(confidence: ArrayLike, correct: ArrayLike) -> tuple[np.ndarra
 
 
 def selective_coverage(
-    confidence: ArrayLike, correct: ArrayLike, risk: float = RISK_TARGET, weights: np.ndarray | None = None
+    confidence: ArrayLike, correct: ArrayLike, risk: float = RISK_TARGET, weights: Weights = None
 ) -> np.ndarray:
     """C(risk): the largest coverage whose empirical risk is at most ``risk`` (the paper's C(0.05)).
 
@@ -266,7 +326,7 @@ def selective_coverage(
     return np.where(eligible, covered, 0).max(axis=-1) / covered.shape[-1]
 
 
-def aurc(confidence: ArrayLike, correct: ArrayLike, weights: np.ndarray | None = None) -> np.ndarray:
+def aurc(confidence: ArrayLike, correct: ArrayLike, weights: Weights = None) -> np.ndarray:
     """Area under the risk-coverage curve (lower is better).
 
     With items ordered by decreasing confidence and prefixes ending at tie boundaries, AURC is
@@ -290,7 +350,7 @@ def risk_coverage_curve(confidence: ArrayLike, correct: ArrayLike) -> tuple[np.n
 
 
 def share_at_confidence(
-    confidence: ArrayLike, threshold: float = CONFIDENCE_THRESHOLD, weights: np.ndarray | None = None
+    confidence: ArrayLike, threshold: float = CONFIDENCE_THRESHOLD, weights: Weights = None
 ) -> np.ndarray:
     """Share of items whose confidence ``c_i = max_o p(o)`` is at least ``threshold`` (0.90).
 
@@ -303,7 +363,7 @@ def accuracy_at_confidence(
     confidence: ArrayLike,
     correct: ArrayLike,
     threshold: float = CONFIDENCE_THRESHOLD,
-    weights: np.ndarray | None = None,
+    weights: Weights = None,
 ) -> np.ndarray:
     """Accuracy among items whose confidence is at least ``threshold`` (0.90); NaN if there are none.
 
@@ -352,7 +412,7 @@ def reliability_bins(
 
 
 def brier_score(
-    probabilities: ArrayLike, gold_index: ArrayLike, weights: np.ndarray | None = None
+    probabilities: ArrayLike, gold_index: ArrayLike, weights: Weights = None
 ) -> np.ndarray:
     """Multi-class Brier score (Brier 1950): mean over items of ``sum_o (p(o) - 1[o = y])^2``.
 
@@ -368,12 +428,12 @@ def brier_score(
 # --------------------------------------------------------------------------- reference-track metrics
 
 
-def accuracy(gold: ArrayLike, predicted: ArrayLike, weights: np.ndarray | None = None) -> np.ndarray:
+def accuracy(gold: ArrayLike, predicted: ArrayLike, weights: Weights = None) -> np.ndarray:
     """Accuracy: share of items with predicted label = gold label (failed predictions are label -1)."""
     return weighted_mean(np.asarray(gold) == np.asarray(predicted), weights)
 
 
-def balanced_accuracy(gold: ArrayLike, predicted: ArrayLike, weights: np.ndarray | None = None) -> np.ndarray:
+def balanced_accuracy(gold: ArrayLike, predicted: ArrayLike, weights: Weights = None) -> np.ndarray:
     """Balanced accuracy: mean over the gold classes present of each class's recall."""
     gold, predicted = np.asarray(gold), np.asarray(predicted)
     recalls, present = [], []
@@ -387,7 +447,7 @@ def balanced_accuracy(gold: ArrayLike, predicted: ArrayLike, weights: np.ndarray
 
 
 def _class_counts(
-    gold: np.ndarray, predicted: np.ndarray, label: int, weights: np.ndarray | None
+    gold: np.ndarray, predicted: np.ndarray, label: int, weights: Weights
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     is_gold, is_predicted = gold == label, predicted == label
     return (
@@ -403,14 +463,14 @@ def _f1(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
 
 
 def f1_of_class(
-    gold: ArrayLike, predicted: ArrayLike, positive: int, weights: np.ndarray | None = None
+    gold: ArrayLike, predicted: ArrayLike, positive: int, weights: Weights = None
 ) -> np.ndarray:
     """F1 of one class: ``2 TP / (2 TP + FP + FN)`` with that class as positive; 0 when undefined."""
     return _f1(*_class_counts(np.asarray(gold), np.asarray(predicted), positive, weights))
 
 
 def precision_of_class(
-    gold: ArrayLike, predicted: ArrayLike, positive: int, weights: np.ndarray | None = None
+    gold: ArrayLike, predicted: ArrayLike, positive: int, weights: Weights = None
 ) -> np.ndarray:
     """Precision of one class: ``TP / (TP + FP)``; 0 when nothing is predicted positive."""
     tp, fp, _ = _class_counts(np.asarray(gold), np.asarray(predicted), positive, weights)
@@ -422,7 +482,7 @@ def _labels(gold: np.ndarray, predicted: np.ndarray) -> np.ndarray:
     return labels[labels >= 0]  # -1 marks a failed prediction, not a class
 
 
-def macro_f1(gold: ArrayLike, predicted: ArrayLike, weights: np.ndarray | None = None) -> np.ndarray:
+def macro_f1(gold: ArrayLike, predicted: ArrayLike, weights: Weights = None) -> np.ndarray:
     """Macro F1: unweighted mean of per-class F1 over the classes that occur as gold or prediction."""
     gold, predicted = np.asarray(gold), np.asarray(predicted)
     scores, present = [], []
@@ -434,7 +494,7 @@ def macro_f1(gold: ArrayLike, predicted: ArrayLike, weights: np.ndarray | None =
     return np.where(present_array, np.array(scores), 0.0).sum(axis=0) / present_array.sum(axis=0)
 
 
-def micro_f1(gold: ArrayLike, predicted: ArrayLike, weights: np.ndarray | None = None) -> np.ndarray:
+def micro_f1(gold: ArrayLike, predicted: ArrayLike, weights: Weights = None) -> np.ndarray:
     """Micro F1: F1 of the counts summed over classes, ``2 sum TP / (2 sum TP + sum FP + sum FN)``.
 
     For single-label predictions it equals accuracy, except that a failed prediction adds a false
@@ -449,26 +509,28 @@ def micro_f1(gold: ArrayLike, predicted: ArrayLike, weights: np.ndarray | None =
 
 
 def _score_blocks(
-    scores: ArrayLike, positive: ArrayLike, weights: np.ndarray | None, descending: bool
+    scores: ArrayLike, positive: ArrayLike, weights: Weights, descending: bool
 ) -> tuple[np.ndarray, np.ndarray]:
     """Summed positive and negative weight per run of equal scores, in score order: ``(R, B)`` each."""
     scores = np.asarray(scores, dtype=np.float64)
     positive = np.asarray(positive, dtype=bool)
-    w = np.ones((1, scores.size)) if weights is None else np.asarray(weights, dtype=np.float64)
     order = np.argsort(-scores if descending else scores, kind="stable")
     sorted_scores = scores[order]
     starts = np.flatnonzero(np.r_[True, sorted_scores[1:] != sorted_scores[:-1]])
-    w_sorted = w[:, order]
+    if weights is None:
+        w_sorted = np.ones((1, scores.size))
+    else:
+        w_sorted = item_columns(weights, order).astype(np.float64)
     pos = np.add.reduceat(w_sorted * positive[order], starts, axis=1)
     neg = np.add.reduceat(w_sorted * ~positive[order], starts, axis=1)
     return pos, neg
 
 
-def _squeeze(values: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+def _squeeze(values: np.ndarray, weights: Weights) -> np.ndarray:
     return values[0] if weights is None else values
 
 
-def auroc(scores: ArrayLike, positive: ArrayLike, weights: np.ndarray | None = None) -> np.ndarray:
+def auroc(scores: ArrayLike, positive: ArrayLike, weights: Weights = None) -> np.ndarray:
     """Area under the ROC curve: P(score of a positive > score of a negative), ties counting one half."""
     pos, neg = _score_blocks(scores, positive, weights, descending=False)
     negatives_below = np.cumsum(neg, axis=1) - neg
@@ -477,7 +539,7 @@ def auroc(scores: ArrayLike, positive: ArrayLike, weights: np.ndarray | None = N
 
 
 def average_precision(
-    scores: ArrayLike, positive: ArrayLike, weights: np.ndarray | None = None
+    scores: ArrayLike, positive: ArrayLike, weights: Weights = None
 ) -> np.ndarray:
     """AUPRC as average precision: ``sum_k (R_k - R_{k-1}) P_k`` over score thresholds, high to low.
 
@@ -523,7 +585,7 @@ def ndcg_per_query(
 
 
 def one_minus_brier(
-    predicted: ArrayLike, outcome: ArrayLike, weights: np.ndarray | None = None
+    predicted: ArrayLike, outcome: ArrayLike, weights: Weights = None
 ) -> np.ndarray:
     """``1 - mean (p_i - s_i)^2``: one minus the binary Brier score of a predicted probability ``p``
     against an outcome or success rate ``s`` in [0, 1] (capability-boundary tasks)."""

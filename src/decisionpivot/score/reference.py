@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.items import LAYERS
@@ -112,7 +113,7 @@ def _query_values(arrays: TaskArrays, weights: np.ndarray | None) -> np.ndarray:
     )
     per_query = metrics.ndcg_per_query(relevance, arrays.p_positive, layout.group_index)
     _, first = np.unique(layout.group_index, return_index=True)
-    return metrics.weighted_mean(per_query, None if weights is None else np.asarray(weights)[:, first])
+    return metrics.weighted_mean(per_query, None if weights is None else metrics.item_columns(weights, first))
 
 
 def _success_rates(layout: TaskLayout) -> np.ndarray:
@@ -222,12 +223,24 @@ def score_reference(
 ) -> list[Estimate]:
     """Per task: the original metric and the (unfloored) corrected score; per layer and overall: the
     floored aggregate, for each system over the tasks it has."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _score_reference(tasks, layouts, answers, systems, resamples, seed)
+
+
+def _score_reference(
+    tasks: Sequence[ReferenceTask],
+    layouts: Mapping[str, TaskLayout],
+    answers: Mapping[tuple[str, str], TaskAnswers],
+    systems: Sequence[str],
+    resamples: int,
+    seed: int,
+) -> list[Estimate]:
     estimates: list[Estimate] = []
     weights = {}
     for task in tasks:
         layout = layouts[task.name]
         unit = np.arange(layout.size) if task.unit == "item" else layout.group_index
-        weights[task.name] = unit_weights(task.name, unit, resamples, seed).astype(np.float32)
+        weights[task.name] = unit_weights(task.name, unit, resamples, seed)
     for system in systems:
         corrected_value: dict[str, np.ndarray] = {}
         corrected_samples: dict[str, np.ndarray] = {}
