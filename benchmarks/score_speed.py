@@ -88,10 +88,14 @@ def main() -> None:
         lambda: loop_core_samples(layouts, answers, systems, args.loop_resamples, BOOTSTRAP_SEED),
     )
     scale = args.resamples / args.loop_resamples
-    print(f"  extrapolated to {args.resamples} resamples: wall {loop_wall * scale:.0f} s, "
-          f"CPU {loop_cpu * scale:.0f} s")
-    print(f"speed-up of the vectorised scorer: {loop_wall * scale / wall:.0f}x wall, "
-          f"{loop_cpu * scale / cpu:.0f}x CPU")
+    print(
+        f"  extrapolated to {args.resamples} resamples: wall {loop_wall * scale:.0f} s, "
+        f"CPU {loop_cpu * scale:.0f} s"
+    )
+    print(
+        f"speed-up of the vectorised scorer: {loop_wall * scale / wall:.0f}x wall, "
+        f"{loop_cpu * scale / cpu:.0f}x CPU"
+    )
 
     if args.end_to_end:
         end_to_end(args.systems, args.resamples)

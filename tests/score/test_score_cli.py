@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from decisionpivot.items import Item, Option, write_items
+from decisionpivot.score.bootstrap import spearman
 from decisionpivot.score.pipeline import compare_runs, score_runs
 from decisionpivot.score.reference import ReferenceTask
+from decisionpivot.score.results import system_scores
 from tests.score.synthetic import CORE_SHAPES, write_answers, write_synthetic_core
 
 SHAPES = (CORE_SHAPES[0], CORE_SHAPES[2], CORE_SHAPES[11])  # pairs, 3-option triples, record_rule
@@ -171,3 +173,18 @@ def test_reference_tasks_plug_into_dp_score(synthetic: tuple[Path, Path, list[st
 def test_score_help() -> None:
     result = dp("score", "--help")
     assert result.returncode == 0 and "resamples" in result.stdout + result.stderr
+
+
+def test_rank_correlation_between_two_scorings(
+    synthetic: tuple[Path, Path, list[str]], tmp_path: Path
+) -> None:
+    items, runs, _ = synthetic
+    first = score_runs(runs, items, None, tmp_path / "a", resamples=20, figures=False)
+    second = score_runs(runs, items, None, tmp_path / "b", resamples=20, seed=1, figures=False)
+    records_a = json.loads((tmp_path / "a" / "scores.json").read_text())
+    records_b = [r.to_dict() for r in second.records()]
+    pair = system_scores(records_a, "core", "pair_accuracy")
+    item = system_scores(records_b, "core", "item_accuracy")
+    assert set(pair) == {"system00", "system01", "system02"}
+    assert spearman(pair, item).rho == pytest.approx(1.0)  # the synthetic skill orders both
+    assert first.get("system00", "core", "macro", "pair_accuracy").value == pytest.approx(pair["system00"])

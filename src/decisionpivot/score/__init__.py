@@ -41,6 +41,7 @@ _EXPORTS = {
     "register_reference_task": "decisionpivot.score.reference",
     "reference_tasks": "decisionpivot.score.reference",
     "spearman": "decisionpivot.score.bootstrap",
+    "system_scores": "decisionpivot.score.results",
 }
 
 __all__ = sorted(_EXPORTS)

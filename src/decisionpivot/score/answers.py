@@ -210,11 +210,11 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
     n, width = layout.size, layout.max_options
     position = layout.position()
     key_sets = [frozenset(keys) for keys in layout.option_keys]
-    raw = np.zeros((n, width), dtype=np.float64)
-    answered = np.zeros(n, dtype=bool)
-    has_values = np.zeros(n, dtype=bool)
-    optional = np.full((n, 3), math.nan)
-    first_line: dict[str, int] = {}
+    padding = [[0.0] * (width - k) for k in range(width + 1)]
+    line_of = [0] * n  # line of each item's record, 0 while none
+    valued: list[int] = []  # items with numeric probabilities, and the values (padded to width)
+    values_rows: list[list[float]] = []
+    optional: dict[int, tuple[float, float, float]] = {}
     error_records = non_numeric = ignored_keys = 0
     try:
         handle = path.open("r", encoding="utf-8")
@@ -242,12 +242,11 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
                 raise AnswerFileError(
                     f"{path}:{number}: unknown id {item_id!r} (not an item of {layout.items_path})"
                 )
-            if answered[i]:
+            if line_of[i]:
                 raise AnswerFileError(
-                    f"{path}:{number}: duplicate id {item_id!r} (first on line {first_line[item_id]})"
+                    f"{path}:{number}: duplicate id {item_id!r} (first on line {line_of[i]})"
                 )
-            answered[i] = True
-            first_line[item_id] = number
+            line_of[i] = number
             if len(record) > 2:
                 optional[i] = _optional_fields(record, f"{path}:{number}")
             if record.get("error") is not None:
@@ -265,8 +264,16 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
             if not {type(v) for v in values} <= _NUMBER_TYPES:
                 non_numeric += 1
                 continue
-            raw[i, : len(keys)] = values
-            has_values[i] = True
+            valued.append(i)
+            values_rows.append(values + padding[len(keys)])
+    raw = np.zeros((n, width))
+    has_values = np.zeros(n, dtype=bool)
+    if valued:
+        raw[valued] = np.array(values_rows, dtype=np.float64)
+        has_values[valued] = True
+    extra = np.full((n, 3), math.nan)
+    if optional:
+        extra[list(optional)] = np.array(list(optional.values()))
     with np.errstate(invalid="ignore"):
         usable = has_values & np.isfinite(raw).all(axis=1) & (raw >= 0).all(axis=1) & (raw.sum(axis=1) > 0)
     failed = ~usable
@@ -279,15 +286,15 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
         task=layout.task,
         path=path,
         probabilities=normalised,
-        answered=answered,
+        answered=np.array(line_of) > 0,
         failed=failed,
         gold_index=layout.gold_index,
         error_records=error_records,
         invalid_records=non_numeric + int((has_values & failed).sum()),
         ignored_keys=ignored_keys,
-        tokens=optional[:, 0],
-        closed=optional[:, 1],
-        latency_s=optional[:, 2],
+        tokens=extra[:, 0],
+        closed=extra[:, 1],
+        latency_s=extra[:, 2],
     )
 
 

@@ -86,13 +86,20 @@ class Multiplicities:
         return np.ascontiguousarray(self.by_unit.T, dtype=dtype)[self.unit_index]
 
     def sum_over_items(self, values: np.ndarray) -> np.ndarray:
-        """``sum_i m_ri v_i`` for every resample r: ``(..., n)`` -> ``(..., R)``."""
-        values = np.asarray(values, dtype=self.by_unit.dtype)
+        """``sum_i m_ri v_i`` for every resample r: ``(..., n)`` -> ``(..., R)``.
+
+        Counts (boolean or integer values) are summed in float32, exactly and in any order, so the
+        result does not depend on the BLAS; other values in float64.
+        """
+        values = np.asarray(values)
+        counts = values.dtype == bool or np.issubdtype(values.dtype, np.integer)
+        dtype = np.float32 if counts else np.float64
+        values = values.astype(dtype, copy=False)
         if self._starts.size == self.unit_index.size:  # one item per unit
             per_unit = np.take(values, self._order, axis=-1)
         else:
             per_unit = np.add.reduceat(np.take(values, self._order, axis=-1), self._starts, axis=-1)
-        return per_unit @ self.by_unit.T
+        return per_unit @ self.by_unit.T.astype(dtype, copy=False)
 
     def totals(self) -> np.ndarray:
         """``(R,)`` summed multiplicity of all items in each resample."""

@@ -39,16 +39,21 @@ def _save(figure: plt.Figure, folder: Path, name: str) -> list[Path]:
     for fmt in FORMATS:
         path = folder / f"{name}.{fmt}"
         metadata = {"Date": None} if fmt == "svg" else {"Software": None}
-        figure.savefig(path, format=fmt, dpi=110, bbox_inches="tight", metadata=metadata)
+        figure.savefig(path, format=fmt, dpi=110, metadata=metadata)
         paths.append(path)
     plt.close(figure)
     return paths
 
 
-def _panels(count: int, columns: int, size: float = 3.0) -> tuple[plt.Figure, list[plt.Axes]]:
+def _panels(
+    count: int, columns: int, size: float = 3.0, shared: bool = False
+) -> tuple[plt.Figure, list[plt.Axes]]:
+    """A grid of ``count`` panels; ``shared`` panels (same axes everywhere) label only the outer ones."""
     columns = max(1, min(columns, count))
     rows = max(1, math.ceil(count / columns))
-    figure, axes = plt.subplots(rows, columns, figsize=(size * columns, size * rows), squeeze=False)
+    figure, axes = plt.subplots(
+        rows, columns, figsize=(size * columns, size * rows), squeeze=False, sharex=shared, sharey=shared
+    )
     flat = list(axes.ravel())
     for ax in flat[count:]:
         ax.set_visible(False)
@@ -95,7 +100,7 @@ def _pooled(
 def reliability_figure(
     layouts: Sequence[TaskLayout], answers: Mapping[tuple[str, str], TaskAnswers], systems: Sequence[str]
 ) -> plt.Figure:
-    figure, axes = _panels(len(systems), 5)
+    figure, axes = _panels(len(systems), 5, size=2.4, shared=True)
     edges = np.linspace(0, 1, metrics.CALIBRATION_BINS + 1)
     for ax, system in zip(axes, systems, strict=True):
         confidence, correct = _pooled(layouts, answers, system)
@@ -115,6 +120,7 @@ def reliability_figure(
             ax.text(0.03, 0.9, f"ECE {ece:.1f}", transform=ax.transAxes, fontsize=8)
         ax.set(title=system, xlim=(0, 1), ylim=(0, 1), xlabel="confidence", ylabel="accuracy")
         ax.title.set_fontsize(8)
+        ax.label_outer()
     figure.suptitle("Reliability diagrams (pooled core items, 15 bins)")
     figure.tight_layout()
     return figure
@@ -123,7 +129,7 @@ def reliability_figure(
 def pair_direction_figure(
     layouts: Sequence[TaskLayout], answers: Mapping[tuple[str, str], TaskAnswers], systems: Sequence[str]
 ) -> plt.Figure:
-    figure, axes = _panels(len(systems), 5)
+    figure, axes = _panels(len(systems), 5, size=2.4, shared=True)
     for ax, system in zip(axes, systems, strict=True):
         plus, minus = [], []
         for layout in layouts:
@@ -138,10 +144,19 @@ def pair_direction_figure(
         ax.axvline(0.5, color="grey", linewidth=0.5, linestyle=":")
         if plus:
             p, m = np.concatenate(plus), np.concatenate(minus)
-            ax.scatter(m, p, s=3, alpha=0.35, color=np.where(p > m, "seagreen", "crimson"), linewidths=0)
+            ax.scatter(
+                m,
+                p,
+                s=3,
+                alpha=0.35,
+                color=np.where(p > m, "seagreen", "crimson"),
+                linewidths=0,
+                rasterized=True,
+            )  # thousands of points: an image inside the SVG
             ax.text(0.5, 0.04, f"p+ > p-: {100 * float(np.mean(p > m)):.1f}%", fontsize=7)
         ax.set(title=system, xlim=(0, 1), ylim=(0, 1), xlabel="p- (gold no)", ylabel="p+ (gold yes)")
         ax.title.set_fontsize(8)
+        ax.label_outer()
     figure.suptitle("Pair direction: p(yes) on the yes member against the no member")
     figure.tight_layout()
     return figure

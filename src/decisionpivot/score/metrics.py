@@ -62,17 +62,13 @@ def _totals(weights: Weights) -> np.ndarray:
 
 
 def weighted_sum(values: ArrayLike, weights: Weights = None) -> np.ndarray:
-    """Sum over the last axis; with resample multiplicities, one sum per resample (trailing axis).
-
-    Float32 multiplicities stay float32 in the matrix product (exact for counts, twice as fast).
-    """
+    """Sum over the last axis; with resample multiplicities, one sum per resample (trailing axis)."""
     if weights is None:
         return np.asarray(values, dtype=np.float64).sum(axis=-1)
     if isinstance(weights, Multiplicities):
         return weights.sum_over_items(values).astype(np.float64)
-    w = np.asarray(weights)
-    w = w if w.dtype == np.float32 else w.astype(np.float64, copy=False)
-    return (np.asarray(values, dtype=w.dtype) @ w.T).astype(np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    return np.asarray(values, dtype=np.float64) @ w.T
 
 
 def weighted_mean(values: ArrayLike, weights: Weights = None) -> np.ndarray:
@@ -109,9 +105,7 @@ def item_accuracy(correct: ArrayLike, weights: Weights = None) -> np.ndarray:
     return weighted_mean(correct, weights)
 
 
-def pair_accuracy(
-    correct: ArrayLike, group_index: ArrayLike, weights: Weights = None
-) -> np.ndarray:
+def pair_accuracy(correct: ArrayLike, group_index: ArrayLike, weights: Weights = None) -> np.ndarray:
     """Pair (group) accuracy: the share of contrast groups whose every member is answered correctly.
 
     ``|G_f|^-1 sum_g prod_{i in g} 1[yhat_i = y_i]``, groups of any size: a yes/yes answer to a
@@ -204,7 +198,10 @@ def _sorted_multiplicities(
 
 
 def _scan_streaming(
-    rows: np.ndarray, excess_rows: np.ndarray, boundary: np.ndarray, total: np.ndarray,
+    rows: np.ndarray,
+    excess_rows: np.ndarray,
+    boundary: np.ndarray,
+    total: np.ndarray,
     fraction: tuple[int, int],
 ) -> tuple[np.ndarray, np.ndarray]:
     """C and AURC in one streaming pass over the items, one row (all systems x resamples) at a time.
@@ -244,7 +241,10 @@ def _scan_streaming(
 
 
 def _scan_runs(
-    rows: np.ndarray, excess_rows: np.ndarray, boundary: np.ndarray, total: np.ndarray,
+    rows: np.ndarray,
+    excess_rows: np.ndarray,
+    boundary: np.ndarray,
+    total: np.ndarray,
     fraction: tuple[int, int],
 ) -> tuple[np.ndarray, np.ndarray]:
     """C and AURC for systems whose confidences repeat a lot: prefix sums in place, then only the
@@ -411,9 +411,7 @@ def reliability_bins(
     return count, mean_confidence, accuracy
 
 
-def brier_score(
-    probabilities: ArrayLike, gold_index: ArrayLike, weights: Weights = None
-) -> np.ndarray:
+def brier_score(probabilities: ArrayLike, gold_index: ArrayLike, weights: Weights = None) -> np.ndarray:
     """Multi-class Brier score (Brier 1950): mean over items of ``sum_o (p(o) - 1[o = y])^2``.
 
     ``probabilities`` is ``(..., n, K)`` with zeros in the columns beyond an item's options; range
@@ -462,9 +460,7 @@ def _f1(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
     return np.where(denominator > 0, _ratio(2 * tp, np.where(denominator > 0, denominator, 1)), 0.0)
 
 
-def f1_of_class(
-    gold: ArrayLike, predicted: ArrayLike, positive: int, weights: Weights = None
-) -> np.ndarray:
+def f1_of_class(gold: ArrayLike, predicted: ArrayLike, positive: int, weights: Weights = None) -> np.ndarray:
     """F1 of one class: ``2 TP / (2 TP + FP + FN)`` with that class as positive; 0 when undefined."""
     return _f1(*_class_counts(np.asarray(gold), np.asarray(predicted), positive, weights))
 
@@ -538,9 +534,7 @@ def auroc(scores: ArrayLike, positive: ArrayLike, weights: Weights = None) -> np
     return _squeeze(_ratio(area, pos.sum(axis=1) * neg.sum(axis=1)), weights)
 
 
-def average_precision(
-    scores: ArrayLike, positive: ArrayLike, weights: Weights = None
-) -> np.ndarray:
+def average_precision(scores: ArrayLike, positive: ArrayLike, weights: Weights = None) -> np.ndarray:
     """AUPRC as average precision: ``sum_k (R_k - R_{k-1}) P_k`` over score thresholds, high to low.
 
     Equal scores form one threshold (scikit-learn's ``average_precision_score``).
@@ -584,9 +578,7 @@ def ndcg_per_query(
     return np.array(values)
 
 
-def one_minus_brier(
-    predicted: ArrayLike, outcome: ArrayLike, weights: Weights = None
-) -> np.ndarray:
+def one_minus_brier(predicted: ArrayLike, outcome: ArrayLike, weights: Weights = None) -> np.ndarray:
     """``1 - mean (p_i - s_i)^2``: one minus the binary Brier score of a predicted probability ``p``
     against an outcome or success rate ``s`` in [0, 1] (capability-boundary tasks)."""
     error = (np.asarray(predicted, dtype=np.float64) - np.asarray(outcome, dtype=np.float64)) ** 2

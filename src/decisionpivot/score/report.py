@@ -211,28 +211,19 @@ def leaderboard_latex(scoring: Scoring) -> str:
     return "\n".join(lines)
 
 
-def _grid(
-    scoring: Scoring,
-    track: str,
-    tasks: Sequence[str],
-    metric: str,
-    level: int | None = None,
-    with_macro: bool = True,
-) -> tuple[list[str], list[list[str]]]:
-    header = ["System", *tasks, *(["macro"] if with_macro else [])]
-    rows = []
-    for system in _ranked_systems(scoring):
-        cells = [_cell(scoring.get(system, track, task, metric, level)) for task in tasks]
-        if with_macro:
-            cells.append(_cell(scoring.get(system, track, MACRO, metric, level)))
-        rows.append([system, *cells])
-    return header, rows
+def _grid(scoring: Scoring, track: str, tasks: Sequence[str], metric: str) -> list[list[str]]:
+    """One row per system (leaderboard order): the metric per task, then its ``macro`` aggregate."""
+    return [
+        [system, *[_cell(scoring.get(system, track, task, metric)) for task in [*tasks, MACRO]]]
+        for system in _ranked_systems(scoring)
+    ]
 
 
 def families_markdown(scoring: Scoring) -> str:
     text = "# Core track by family\n\n"
     for metric in FAMILY_TABLES:
-        header, rows = _grid(scoring, CORE, scoring.core_tasks, metric)
+        header = ["System", *scoring.core_tasks, "macro"]
+        rows = _grid(scoring, CORE, scoring.core_tasks, metric)
         chance = [_cell(scoring.get(UNIFORM_GUESS, CORE, t, CHANCE_METRIC)) for t in scoring.core_tasks]
         if metric == "pair_accuracy":
             rows.append(
@@ -266,11 +257,11 @@ def levels_markdown(scoring: Scoring) -> str:
 
 
 def reference_layers_markdown(scoring: Scoring) -> str:
-    header, rows = _grid(scoring, REFERENCE, [f"layer:{layer}" for layer in LAYERS], SCORE)
-    header = ["System", *LAYERS, "overall"]
+    rows = _grid(scoring, REFERENCE, [f"layer:{layer}" for layer in LAYERS], SCORE)
     return (
         "# Reference track by layer\n\nMean of the floored chance-corrected task scores per layer; "
-        "overall = mean of the layers.\n\n" + _markdown_table(header, rows)
+        "overall = mean of the layers with a scored task.\n\n"
+        + _markdown_table(["System", *LAYERS, "overall"], rows)
     )
 
 

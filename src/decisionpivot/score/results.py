@@ -7,14 +7,15 @@ reads the same in JSON, Markdown and LaTeX.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from decisionpivot.score.answers import AnswerSummary
-from decisionpivot.score.bootstrap import percentile_interval
+from decisionpivot.score.bootstrap import CONFIDENCE_LEVEL, percentile_interval
 
 CORE = "core"
 REFERENCE = "reference"
@@ -49,8 +50,31 @@ class Estimate:
     def key(self) -> tuple[str, str, str, int | None, str]:
         return (self.system, self.track, self.task, self.level, self.metric)
 
-    def interval(self) -> tuple[float, float]:
+    @cached_property
+    def ci(self) -> tuple[float, float]:
+        """The 95% percentile interval of the resamples (NaN, NaN without resamples)."""
         return percentile_interval(self.samples)
+
+    def interval(self) -> tuple[float, float]:
+        return self.ci
+
+
+def prefill_intervals(estimates: Sequence[Estimate]) -> None:
+    """Compute the intervals of many estimates in one vectorised call (what the reports read)."""
+    by_length: dict[int, list[Estimate]] = {}
+    for e in estimates:
+        if e.samples is not None:
+            by_length.setdefault(e.samples.size, []).append(e)
+    for group in by_length.values():
+        stacked = np.stack([e.samples for e in group])
+        undefined = np.isnan(stacked).any(axis=1)
+        ends = np.full((len(group), 2), np.nan)
+        if (~undefined).any():
+            tail = 100 * (1 - CONFIDENCE_LEVEL) / 2
+            ends[~undefined] = np.percentile(stacked[~undefined], [tail, 100 - tail], axis=1).T
+        for e, row, slow in zip(group, ends, undefined, strict=True):
+            # the cached_property reads its value from the instance dict: fill it directly
+            e.__dict__["ci"] = percentile_interval(e.samples) if slow else (float(row[0]), float(row[1]))
 
 
 @dataclass(frozen=True)
@@ -153,6 +177,7 @@ class Scoring:
 
     def __post_init__(self) -> None:
         self._index.update({e.key: e for e in self.estimates})
+        prefill_intervals(self.estimates)
 
     def get(
         self, system: str, track: str, task: str, metric: str, level: int | None = None
@@ -169,3 +194,21 @@ class Scoring:
 def estimates_by(estimates: Iterable[Estimate], **where: Any) -> list[Estimate]:
     """Estimates whose fields equal the given values (``metric="pair_accuracy", level=None``...)."""
     return [e for e in estimates if all(getattr(e, k) == v for k, v in where.items())]
+
+
+def system_scores(
+    records: Iterable[dict[str, Any]], track: str, metric: str, task: str = MACRO, level: int | None = None
+) -> dict[str, float]:
+    """System -> value of one metric from ``scores.json`` records (pseudo-systems left out), e.g. to
+    correlate two scorings with :func:`decisionpivot.score.bootstrap.spearman`: two core versions, two
+    fresh draws, or core pair accuracy against the reference score of one scoring."""
+    return {
+        r["system"]: r["value"]
+        for r in records
+        if r["track"] == track
+        and r["metric"] == metric
+        and r["task"] == task
+        and r["level"] == level
+        and r["system"] != UNIFORM_GUESS
+        and r["value"] is not None
+    }
