@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -41,8 +42,6 @@ CALIBRATION_BINS = 15
 """Equal-width confidence bins of the calibration error."""
 NDCG_DEPTH = 10
 """Ranking depth of nDCG@10 for reranking tasks."""
-_PREFIX_BUDGET = 1 << 25
-"""Elements of one prefix-sum block in the weighted risk-coverage path (caps its memory)."""
 
 
 # --------------------------------------------------------------------------- shared arithmetic
@@ -173,55 +172,65 @@ def _tie_boundaries(sorted_confidence: np.ndarray) -> np.ndarray:
     return boundary
 
 
-def _sorted_multiplicities(
-    confidence: np.ndarray, correct: np.ndarray, weights: Weights, risk: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
-    """Per system, items in decreasing confidence: multiplicity rows ``(n, S, R)``, excess rows
-    ``x * (den * wrong - num)`` (same shape), tie boundaries ``(S, n)``, totals ``(R,)``, (num, den).
+@dataclass(frozen=True)
+class _SortedItems:
+    """Systems' items in decreasing confidence, read row by row by the selective scans."""
 
-    Integer dtype as small as the counts allow (int16 for the core): the scans are memory-bound.
-    """
+    by_item: np.ndarray
+    """``(n, R)`` multiplicity of each item, integers as small as the counts allow (int16 for the core)."""
+    order: np.ndarray
+    """``(n, S)``: row k holds each system's k-th most confident item."""
+    step: np.ndarray
+    """``(n, S, 1)``: excess per unit of multiplicity of that item: ``den - num`` if wrong, else ``-num``."""
+    boundary: np.ndarray
+    """``(n, S)``: True where a run of equal confidences ends (a prefix may end there)."""
+    total: np.ndarray
+    """``(R,)`` summed multiplicity of all items."""
+    fraction: tuple[int, int]
+    """The risk target as (num, den)."""
+
+    def row(self, k: int) -> np.ndarray:
+        """``(S, R)`` multiplicities of each system's k-th most confident item."""
+        return self.by_item[self.order[k]]
+
+
+def _sorted_items(confidence: np.ndarray, correct: np.ndarray, weights: Weights, risk: float) -> _SortedItems:
     num, den = _risk_fraction(risk)
     total = _totals(weights)
     bound = (num + den) * int(total.max(initial=0)) + 1
     dtype = np.int16 if bound < np.iinfo(np.int16).max else np.int32 if bound < 2**31 - 1 else np.int64
     if isinstance(weights, Multiplicities):
-        by_item = weights.item_rows(dtype)  # (n, R)
+        by_item = weights.item_rows(dtype)
     else:
         by_item = np.ascontiguousarray(np.asarray(weights).T, dtype=dtype)
     order = np.argsort(-confidence, axis=-1, kind="stable")  # (S, n)
     boundary = _tie_boundaries(np.take_along_axis(confidence, order, axis=-1))
-    wrong = np.take_along_axis(~correct, order, axis=-1).T  # (n, S)
-    rows = by_item[order.T]  # (n, S, R): multiplicity of the k-th most confident item of system s
-    excess_rows = rows * np.where(wrong, den - num, -num).astype(dtype)[:, :, None]
-    return rows, excess_rows, boundary, total, (num, den)
+    wrong = np.take_along_axis(~correct, order, axis=-1)
+    step = np.where(wrong, den - num, -num).astype(dtype).T[:, :, None]
+    return _SortedItems(by_item, np.ascontiguousarray(order.T), step, boundary.T, total, (num, den))
 
 
-def _scan_streaming(
-    rows: np.ndarray,
-    excess_rows: np.ndarray,
-    boundary: np.ndarray,
-    total: np.ndarray,
-    fraction: tuple[int, int],
-) -> tuple[np.ndarray, np.ndarray]:
-    """C and AURC in one streaming pass over the items, one row (all systems x resamples) at a time.
+def _scan_streaming(items: _SortedItems) -> tuple[np.ndarray, np.ndarray]:
+    """C and AURC in one pass over the items, one row (all systems x resamples) at a time.
 
     Keeps N (covered multiplicity), the excess ``den*errors - num*N`` (<= 0 exactly when risk <=
     num/den), the largest N with excess <= 0 at a tie boundary, and the running ``sum x_b * risk_b``
-    over runs of equal confidence (the multiplicity of the run so far is pending until its end).
+    over runs of equal confidence (a run's multiplicity is pending until its end).
     """
-    num, den = fraction
-    ties = not boundary.all()
-    ends = boundary.T[:, :, None]  # (n, S, 1)
-    shape = rows.shape[1:]
-    covered, excess, best, pending = (np.zeros(shape, rows.dtype) for _ in range(4))
-    divisor = np.empty(shape, rows.dtype)
+    num, den = items.fraction
+    ties = not items.boundary.all()
+    ends = items.boundary[:, :, None]
+    shape = (items.order.shape[1], items.by_item.shape[1])
+    dtype = items.by_item.dtype
+    covered, excess, best, pending, increment, divisor = (np.zeros(shape, dtype) for _ in range(6))
     eligible = np.empty(shape, bool)
     ratio = np.empty(shape, np.float32)
     area = np.zeros(shape, np.float32)
-    for k, (row, row_excess) in enumerate(zip(rows, excess_rows, strict=True)):
+    for k in range(items.order.shape[0]):
+        row = items.row(k)
         np.add(covered, row, out=covered)
-        np.add(excess, row_excess, out=excess)
+        np.multiply(row, items.step[k], out=increment)
+        np.add(excess, increment, out=excess)
         np.less_equal(excess, 0, out=eligible)
         if ties:
             np.logical_and(eligible, ends[k], out=eligible)
@@ -237,33 +246,39 @@ def _scan_streaming(
             np.multiply(ratio, row, out=ratio)
             np.add(area, ratio, out=area)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return best / total, (area / total + num) / den
+        return best / items.total, (area / items.total + num) / den
 
 
-def _scan_runs(
-    rows: np.ndarray,
-    excess_rows: np.ndarray,
-    boundary: np.ndarray,
-    total: np.ndarray,
-    fraction: tuple[int, int],
-) -> tuple[np.ndarray, np.ndarray]:
-    """C and AURC for systems whose confidences repeat a lot: prefix sums in place, then only the
-    ends of each system's runs of equal confidence (far fewer rows than items)."""
-    num, den = fraction
-    for k in range(1, rows.shape[0]):  # prefix sums, one row (all systems x resamples) at a time
-        np.add(rows[k], rows[k - 1], out=rows[k])
-        np.add(excess_rows[k], excess_rows[k - 1], out=excess_rows[k])
-    best = np.empty(rows.shape[1:])
-    area = np.empty(rows.shape[1:])
-    nothing = np.zeros((1, rows.shape[2]), rows.dtype)
-    for s, ends in enumerate(boundary):
-        covered, excess = rows[ends, s], excess_rows[ends, s]  # (B, R) at the ends of the runs
-        best[s] = np.where(excess <= 0, covered, 0).max(axis=0)  # N only grows
-        per_run = np.diff(covered, axis=0, prepend=nothing)  # x_b
-        ratio = excess / np.maximum(covered, 1).astype(np.float32)  # den * risk_b - num
-        area[s] = (per_run * ratio).sum(axis=0, dtype=np.float64)
+def _scan_runs(items: _SortedItems) -> tuple[np.ndarray, np.ndarray]:
+    """C and AURC for systems whose confidences repeat a lot: the same pass, but N and the excess
+    are only stored at the ends of each system's runs of equal confidence (few rows), and the
+    metrics are read from those afterwards."""
+    num, den = items.fraction
+    systems, resamples = items.order.shape[1], items.by_item.shape[1]
+    runs = items.boundary.sum(axis=0)
+    first = np.r_[0, np.cumsum(runs)[:-1]]  # each system's first row in the stored arrays
+    slot = first + np.cumsum(items.boundary, axis=0) - 1  # (n, S): stored row of the run ending at k
+    dtype = items.by_item.dtype
+    stored_covered = np.empty((int(runs.sum()), resamples), dtype)
+    stored_excess = np.empty_like(stored_covered)
+    covered, excess, increment = (np.zeros((systems, resamples), dtype) for _ in range(3))
+    endings = [np.flatnonzero(ends) for ends in items.boundary]
+    for k, ending in enumerate(endings):
+        row = items.row(k)
+        np.add(covered, row, out=covered)
+        np.multiply(row, items.step[k], out=increment)
+        np.add(excess, increment, out=excess)
+        if ending.size:
+            stored_covered[slot[k, ending]] = covered[ending]
+            stored_excess[slot[k, ending]] = excess[ending]
+    eligible_covered = np.where(stored_excess <= 0, stored_covered, 0)
+    best = np.maximum.reduceat(eligible_covered, first, axis=0)  # N only grows: the last eligible
+    per_run = np.diff(stored_covered, axis=0, prepend=np.zeros((1, resamples), dtype))  # x_b ...
+    per_run[first] = stored_covered[first]  # ... each system starting from zero
+    ratio = stored_excess / np.maximum(stored_covered, 1).astype(np.float32)  # den * risk_b - num
+    area = np.add.reduceat((per_run * ratio).astype(np.float64), first, axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return best / total, (area / total + num) / den
+        return best / items.total, (area / items.total + num) / den
 
 
 def selective_metrics(
@@ -272,27 +287,24 @@ def selective_metrics(
     """C(risk) and AURC for every resample, ``(..., R)`` each (the bootstrap path of
     :func:`selective_coverage` and :func:`aurc`, sharing one scan).
 
-    Systems with many repeated confidences and the others are scanned separately (a different scan is
-    fastest for each), in blocks that keep the arrays within a fixed memory budget.
+    Systems with many repeated confidences (rounded probabilities) and the others are scanned
+    separately, as a different scan is fastest for each.
     """
     first = np.asarray(confidence, dtype=np.float64)
     lead, n = first.shape[:-1], first.shape[-1]
     conf2 = first.reshape(-1, n)
     corr2 = np.asarray(correct, dtype=bool).reshape(-1, n)
     resamples = weights.resamples if isinstance(weights, Multiplicities) else np.asarray(weights).shape[0]
-    per_block = max(1, _PREFIX_BUDGET // max(1, n * resamples))
     coverage = np.empty((conf2.shape[0], resamples))
     area = np.empty((conf2.shape[0], resamples))
     runs = np.count_nonzero(np.diff(np.sort(conf2, axis=1), axis=1), axis=1) + 1
-    few_runs = 2 * runs <= n  # many repeated confidences (rounded probabilities)
-    for group in (np.flatnonzero(~few_runs), np.flatnonzero(few_runs)):
-        for start in range(0, group.size, per_block):
-            chosen = group[start : start + per_block]
-            rows, excess, boundary, total, fraction = _sorted_multiplicities(
-                conf2[chosen], corr2[chosen], weights, risk
-            )
-            scan = _scan_runs if few_runs[chosen[0]] else _scan_streaming
-            coverage[chosen], area[chosen] = scan(rows, excess, boundary, total, fraction)
+    few_runs = 2 * runs <= n
+    for chosen, scan in (
+        (np.flatnonzero(~few_runs), _scan_streaming),
+        (np.flatnonzero(few_runs), _scan_runs),
+    ):
+        if chosen.size:
+            coverage[chosen], area[chosen] = scan(_sorted_items(conf2[chosen], corr2[chosen], weights, risk))
     shape = (*lead, resamples)
     return coverage.reshape(shape), area.reshape(shape)
 

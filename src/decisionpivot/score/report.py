@@ -317,6 +317,7 @@ def scoring_metadata(scoring: Scoring) -> dict[str, Any]:
         "systems": list(scoring.systems),
         "core_tasks": list(scoring.core_tasks),
         "reference_tasks": list(scoring.reference_tasks),
+        "layers": dict(scoring.layers),
         "exclusions": [asdict(x) for x in scoring.exclusions],
         "warnings": list(scoring.warnings),
         "answer_files": [asdict(a) for a in scoring.answer_files],
