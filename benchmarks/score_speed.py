@@ -9,16 +9,18 @@ The synthetic core mirrors the real group structure (tests/score/synthetic.py): 
 of 300 pairs; policy_case and clause_change with 3 options and ledger_reconcile with 6 options in groups
 of 3; triage_order with 5 options in groups of 3; record_rule with 7-10 options in groups of 4.
 
-Printed: wall and CPU time and peak traced memory of the vectorised scoring (every core metric per
-family, per level and aggregated, with intervals); the obvious per-resample loop (tests/score/
-bootstrap_loop.py) timed on ``--loop-resamples`` resamples and extrapolated to ``--resamples``; their
-ratio. ``--end-to-end`` also writes the answer files and times ``dp score`` as a whole (reading, scoring,
-tables, figures). Not a timed test: the machine's load changes the figures, so CPU time is printed too.
+Printed: wall and CPU time (with the load average) and peak memory of the vectorised scoring (every
+core metric per family, per level and aggregated, with intervals); the obvious per-resample loop
+(tests/score/bootstrap_loop.py) timed on ``--loop-resamples`` resamples and extrapolated to
+``--resamples``; their ratio. ``--end-to-end`` also writes the answer files and times ``dp score`` as
+a whole (reading, scoring, tables, figures). Not a timed test: the machine's load changes the
+figures, so CPU time and the load average are printed too.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
 import tempfile
@@ -39,19 +41,22 @@ from decisionpivot.score.bootstrap import BOOTSTRAP_SEED  # noqa: E402
 from decisionpivot.score.core import score_core  # noqa: E402
 
 
-def timed(label: str, action: Callable[[], T], *, trace: bool = False) -> tuple[T, float, float]:
-    """Run ``action``, print its wall and CPU time (and peak traced memory); return result and times."""
-    if trace:
-        tracemalloc.start()
+def timed(label: str, action: Callable[[], T]) -> tuple[T, float, float]:
+    """Run ``action``, print its wall and CPU time; return its result and the two times."""
     wall, cpu = time.perf_counter(), time.process_time()
     result = action()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    peak = tracemalloc.get_traced_memory()[1] / 2**20 if trace else None
-    if trace:
-        tracemalloc.stop()
-    memory = f", peak traced memory {peak:.0f} MiB" if peak is not None else ""
-    print(f"{label}: wall {wall:.2f} s, CPU {cpu:.2f} s{memory}")
+    print(f"{label}: wall {wall:.2f} s, CPU {cpu:.2f} s (load average {os.getloadavg()[0]:.1f})")
     return result, wall, cpu
+
+
+def peak_traced_mib(action: Callable[[], object]) -> float:
+    """Peak memory allocated while ``action`` runs (a separate run: tracing slows numpy down)."""
+    tracemalloc.start()
+    action()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
 
 
 def main() -> None:
@@ -74,14 +79,21 @@ def main() -> None:
     }
     items = sum(layout.size for layout in layouts)
     groups = sum(layout.groups for layout in layouts)
-    print(f"synthetic core: {len(layouts)} families, {items} items, {groups} groups; {len(systems)} systems")
+    print(
+        f"synthetic core: {len(layouts)} families, {items} items, {groups} groups; {len(systems)} systems; "
+        f"{os.cpu_count()} CPUs"
+    )
+
+    def vectorised() -> list:
+        return score_core(layouts, answers, systems, args.resamples, BOOTSTRAP_SEED, jobs=args.jobs)
 
     estimates, wall, cpu = timed(
-        f"vectorised scoring, {args.resamples} resamples, {args.jobs} thread(s)",
-        lambda: score_core(layouts, answers, systems, args.resamples, BOOTSTRAP_SEED, jobs=args.jobs),
-        trace=True,
+        f"vectorised scoring, {args.resamples} resamples, {args.jobs} thread(s)", vectorised
     )
-    print(f"  {len(estimates)} estimates; peak resident set of the process {peak_rss_mib():.0f} MiB")
+    print(
+        f"  {len(estimates)} estimates; peak traced memory {peak_traced_mib(vectorised):.0f} MiB, "
+        f"peak resident set of the process {peak_rss_mib():.0f} MiB"
+    )
 
     _, loop_wall, loop_cpu = timed(
         f"per-resample loop, {args.loop_resamples} resamples",

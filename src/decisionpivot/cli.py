@@ -41,7 +41,8 @@ class DP:
 
     def version(self) -> None:
         """Print the package version and the core benchmark version."""
-        print(f"decisionpivot {__version__} (core items version {BENCHMARK_VERSION}, release seed {RELEASE_SEED})")
+        print(f"decisionpivot {__version__} "
+              f"(core items version {BENCHMARK_VERSION}, release seed {RELEASE_SEED})")
 
     def generate(
         self,
@@ -73,7 +74,8 @@ class DP:
 
         chances = []
         for name, entry in manifest["families"].items():
-            print(f"{name:<18} {entry['layer']:<5} {entry['items']:>6} {entry['groups']:>6}  {entry['sha256']}")
+            print(f"{name:<18} {entry['layer']:<5} {entry['items']:>6} {entry['groups']:>6}  "
+                  f"{entry['sha256']}")
             chances.append(chance_pair_accuracy(read_items(folder / entry["file"])))
         if chances:
             print(f"uniform-guess pair accuracy, macro over {len(chances)} families: "
@@ -97,7 +99,8 @@ class DP:
         print(f"{'family':<18} {'items':>6} {'agree':>6} {'rate':>8} {'chance pair acc':>16}")
         failed = False
         for r in results:
-            print(f"{r.family:<18} {r.items:>6} {r.agree:>6} {100 * r.rate:>7.2f}% {100 * r.chance_pair_accuracy:>15.2f}%")
+            print(f"{r.family:<18} {r.items:>6} {r.agree:>6} {100 * r.rate:>7.2f}% "
+                  f"{100 * r.chance_pair_accuracy:>15.2f}%")
             for d in r.disagreements[: int(show)]:
                 detail = d.error if d.error else f"solver {d.solved!r}"
                 print(f"    DISAGREE {d.item_id}: gold {d.gold!r}, {detail}")

@@ -63,7 +63,7 @@ class _FamilyScores:
         self.pooled: dict[_Key, tuple[np.ndarray, np.ndarray]] = {}
         """(system, level) -> (confidence, correct) of this family's items, for pooled metrics."""
         self.level_weights: dict[int | None, Multiplicities] = {}
-        """level -> (R, n_level) resample multiplicities of this family's items at that level."""
+        """level -> resample multiplicities of this family's items at that level (None: all levels)."""
 
 
 def _score_family(

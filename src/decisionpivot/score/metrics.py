@@ -8,7 +8,8 @@ Conventions shared by all functions here:
   multiplicities**: row ``r`` says how many times each unit was drawn in bootstrap resample ``r``.
   The metric is then evaluated on each resampled multiset without building it, and the result gains
   a trailing axis of length ``R``. Weights of all ones give the point estimate; this equivalence is
-  what the loop-versus-vectorised bootstrap test checks.
+  what the loop-versus-vectorised bootstrap test checks. The scorer passes the same information as
+  :class:`~decisionpivot.score.bootstrap.Multiplicities` (stored per group, summed per group first).
 * Values are fractions in [0, 1] (risk, coverage, ECE, AURC included); reports multiply by 100.
 * A ratio whose denominator is zero (no item above the confidence threshold, an empty class) is NaN.
 
@@ -271,12 +272,16 @@ def _scan_runs(items: _SortedItems) -> tuple[np.ndarray, np.ndarray]:
         if ending.size:
             stored_covered[slot[k, ending]] = covered[ending]
             stored_excess[slot[k, ending]] = excess[ending]
-    eligible_covered = np.where(stored_excess <= 0, stored_covered, 0)
-    best = np.maximum.reduceat(eligible_covered, first, axis=0)  # N only grows: the last eligible
-    per_run = np.diff(stored_covered, axis=0, prepend=np.zeros((1, resamples), dtype))  # x_b ...
-    per_run[first] = stored_covered[first]  # ... each system starting from zero
-    ratio = stored_excess / np.maximum(stored_covered, 1).astype(np.float32)  # den * risk_b - num
-    area = np.add.reduceat((per_run * ratio).astype(np.float64), first, axis=0)
+    best = np.empty((systems, resamples))
+    area = np.empty((systems, resamples))
+    nothing = np.zeros((1, resamples), dtype)
+    for s, (start, count) in enumerate(zip(first, runs, strict=True)):
+        run_covered = stored_covered[start : start + count]  # this system's runs, in order
+        run_excess = stored_excess[start : start + count]
+        best[s] = np.where(run_excess <= 0, run_covered, 0).max(axis=0)  # N only grows: the last eligible
+        per_run = np.diff(run_covered, axis=0, prepend=nothing)  # x_b
+        ratio = np.divide(run_excess, np.maximum(run_covered, 1), dtype=np.float32)  # den * risk_b - num
+        area[s] = np.multiply(per_run, ratio, dtype=np.float32).sum(axis=0, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         return best / items.total, (area / items.total + num) / den
 
