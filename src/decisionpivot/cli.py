@@ -144,9 +144,11 @@ class DP:
           resamples: bootstrap resamples per interval (seed 20261007; recorded in the outputs).
           figures: also draw the figures.
         """
+        from decisionpivot.reconstruct.scoring import register_card_tasks
         from decisionpivot.score.pipeline import score_runs
         from decisionpivot.score.report import leaderboard_markdown
 
+        register_card_tasks(reference)
         folder = Path(items) if items else DEFAULT_CORE_DIR
         chosen = _names(systems)
         scoring = score_runs(runs, folder, reference, out, chosen, int(resamples), figures=bool(figures))
@@ -167,8 +169,10 @@ class DP:
           reference: folder of reference task items.
           resamples: bootstrap resamples.
         """
+        from decisionpivot.reconstruct.scoring import register_card_tasks
         from decisionpivot.score.pipeline import compare_runs, format_comparison
 
+        register_card_tasks(reference)
         folder = Path(items) if items else DEFAULT_CORE_DIR
         rows, notes = compare_runs(str(system_a), str(system_b), runs, folder, reference, int(resamples))
         print(format_comparison(str(system_a), str(system_b), rows, notes))
