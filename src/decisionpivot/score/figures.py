@@ -60,6 +60,28 @@ def _panels(
     return figure, flat[:count]
 
 
+def _space_shared_panels(figure: plt.Figure, title: str) -> None:
+    """Title and fixed spacing for grids of shared-axis panels (tight_layout costs seconds on 40)."""
+    height, width = figure.get_figheight(), figure.get_figwidth()
+    figure.suptitle(title, y=1 - 0.2 / height)
+    figure.subplots_adjust(
+        left=0.7 / width,
+        right=1 - 0.2 / width,
+        bottom=0.7 / height,
+        top=1 - 0.75 / height,
+        wspace=0.15,
+        hspace=0.35,
+    )
+    visible = [ax for ax in figure.axes if ax.get_visible()]
+    for ax in visible:
+        ax.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
+        ax.set_yticks([0, 0.5, 1], ["0", "0.5", "1"])
+        ax.label_outer()
+    for ax in visible[-visible[0].get_gridspec().ncols :]:  # the lowest panel of each column
+        ax.tick_params(labelbottom=True)
+        ax.xaxis.get_label().set_visible(True)
+
+
 def risk_coverage_figure(
     layouts: Sequence[TaskLayout], answers: Mapping[tuple[str, str], TaskAnswers], systems: Sequence[str]
 ) -> plt.Figure:
@@ -120,9 +142,7 @@ def reliability_figure(
             ax.text(0.03, 0.9, f"ECE {ece:.1f}", transform=ax.transAxes, fontsize=8)
         ax.set(title=system, xlim=(0, 1), ylim=(0, 1), xlabel="confidence", ylabel="accuracy")
         ax.title.set_fontsize(8)
-        ax.label_outer()
-    figure.suptitle("Reliability diagrams (pooled core items, 15 bins)")
-    figure.tight_layout()
+    _space_shared_panels(figure, "Reliability diagrams (pooled core items, 15 bins)")
     return figure
 
 
@@ -156,9 +176,7 @@ def pair_direction_figure(
             ax.text(0.5, 0.04, f"p+ > p-: {100 * float(np.mean(p > m)):.1f}%", fontsize=7)
         ax.set(title=system, xlim=(0, 1), ylim=(0, 1), xlabel="p- (gold no)", ylabel="p+ (gold yes)")
         ax.title.set_fontsize(8)
-        ax.label_outer()
-    figure.suptitle("Pair direction: p(yes) on the yes member against the no member")
-    figure.tight_layout()
+    _space_shared_panels(figure, "Pair direction: p(yes) on the yes member against the no member")
     return figure
 
 
