@@ -36,7 +36,8 @@ break different rules, so the answers in a group all differ. 150 groups of four 
 72 of them (24 per level) one member is the untouched batch (answer ``none``), the other members
 break a rule. Breaking members: 528; each rule type is broken by 40 or 41 of them (8 types x 41,
 5 x 40). Gold position: for each breaking member the plan picks, among the listed rule positions
-not used in its group, the one least often gold so far (``none`` is always the last option).
+not used in its group, the one least often gold so far among cases with the same number of rules
+(``none`` is always the last option).
 
 Levels: batches of 10, 16 and 24 records with 6-7, 7-8 and 8-9 rules; distractor fields without a
 rule (one at level 1, one or two at level 2, two at level 3). Eight domains, two phrasings per
@@ -947,11 +948,15 @@ def _options(case: dict[str, Any]) -> tuple[Option, ...]:
 
 
 def plan(config: RecordRuleConfig) -> list[GroupPlan]:
-    """Groups of ``group_size``; violated types balanced to 40/41; gold positions balanced greedily."""
+    """Groups of ``group_size``; violated types balanced to 40/41; gold positions balanced greedily.
+
+    Positions are balanced separately for each number of listed rules, so that knowing how many
+    rules there are (e.g. from the options alone) says nothing about where the broken rule sits.
+    """
     size = config.group_size
     n_groups = config.items_per_level // size
     plans: list[GroupPlan] = []
-    position_count: Counter[int] = Counter()
+    position_count: Counter[tuple[int, int]] = Counter()  # (rules listed, position) -> gold so far
     extra_offset = 0
     for level in (1, 2, 3):
         order_rng = random.Random(stable_seed(NAME, "plan", level))
@@ -978,12 +983,11 @@ def plan(config: RecordRuleConfig) -> list[GroupPlan]:
             free = list(range(k_rules))
             for t in types:
                 remaining[t] -= 1
-                p = min(free, key=lambda q: (position_count[q], order_rng.random()))
+                p = min(free, key=lambda q: (position_count[k_rules, q], order_rng.random()))
                 free.remove(p)
-                position_count[p] += 1
+                position_count[k_rules, p] += 1
                 members.append((t, p))
             if g in with_none:
-                position_count[k_rules] += 1
                 members.append((None, k_rules))
             name = "+".join(sorted(t or NONE_KEY for t, _ in members))
             plans.append(
