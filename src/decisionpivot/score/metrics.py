@@ -530,10 +530,7 @@ def _score_blocks(
     order = np.argsort(-scores if descending else scores, kind="stable")
     sorted_scores = scores[order]
     starts = np.flatnonzero(np.r_[True, sorted_scores[1:] != sorted_scores[:-1]])
-    if weights is None:
-        w_sorted = np.ones((1, scores.size))
-    else:
-        w_sorted = item_columns(weights, order).astype(np.float64)
+    w_sorted = np.ones((1, scores.size)) if weights is None else item_columns(weights, order).astype(np.float64)
     pos = np.add.reduceat(w_sorted * positive[order], starts, axis=1)
     neg = np.add.reduceat(w_sorted * ~positive[order], starts, axis=1)
     return pos, neg
