@@ -189,7 +189,8 @@ def _uses() -> list[str]:
             "Evaluating decision models and LLM-based deciders: item and pair accuracy, pair direction, "
             "selective prediction, calibration (`dp evaluate`, `dp score`)."),
         *_q("What should it not be used for?",
-            *[f"- {c}" for c in ACCESS_CONDITIONS],
+            "- Training, fine-tuning or optimising a model or its prompts on the items, or adding them to training "
+            "data: the access conditions allow evaluation use only.",
             "- Claims about real organisations or people: core entities are invented."),
         *_q("Could the composition affect future uses?",
             "Items are English, and core states follow the templates of their generators; results say how a model "
