@@ -322,6 +322,87 @@ class DP:
             print(f"{r.task:<22} {r.items:>6} {r.flagged:>8} {r.removed:>8}")
         print(f"wrote {out}/ ({sum(r.removed for r in reports)} items removed)")
 
+    def release(self, repo_id: str | None = None, core: str | None = None, reference: str = "datasets/reference",
+                out: str = "release", private: bool = False, dry_run: bool = False, endpoint: str | None = None,
+                record_manifest: bool = False) -> None:
+        """Build the gated Hugging Face dataset folder and upload it (create repo, upload, gate manually).
+
+        The folder holds the core items, the redistributable reference tasks only, licences, a dataset
+        card with the access conditions, and MANIFEST.json (SHA-256 and size of every file). The token
+        comes from HF_TOKEN or `hf auth login`; it is never printed.
+
+        Args:
+          repo_id: dataset repository ORG/NAME (not needed with --dry-run or --record-manifest alone).
+          core: core items folder (default datasets/core/<version>).
+          reference: reconstructed reference items folder.
+          out: release folder to build.
+          private: create the repository private (default public, gated).
+          dry_run: build the folder only; upload nothing.
+          endpoint: hub URL (default HF_ENDPOINT, else huggingface.co).
+          record_manifest: maintainers - store the built MANIFEST.json as the package's expected
+            manifest (src/decisionpivot/release/expected_manifest.json) that `dp download` verifies against.
+        """
+        from decisionpivot.release.hub import build_release, upload_release
+        from decisionpivot.release.manifest import expected_manifest, record_expected_manifest
+
+        if not (repo_id or dry_run or record_manifest):
+            raise DecisionPivotError("name the dataset repository with --repo-id ORG/NAME (or build only: --dry-run)")
+        built = build_release(Path(core) if core else DEFAULT_CORE_DIR, reference, out)
+        manifest = built.manifest
+        for note in built.notes:
+            print(f"note: {note}", file=sys.stderr)
+        print(f"built {out}/ (core families: {len(manifest['core'])}, reference tasks: {len(manifest['reference'])}, "
+              f"files: {len(manifest['files']) + 1}), content digest {manifest['digest']}")
+        if record_manifest:
+            print(f"recorded the expected manifest in {record_expected_manifest(manifest)} (commit it)")
+        elif (expected_manifest() or {}).get("digest") != manifest["digest"]:
+            print("note: the package's expected manifest describes another build; `dp download` will not verify "
+                  "this release until a maintainer runs `dp release --record-manifest` and publishes the package",
+                  file=sys.stderr)
+        if dry_run or not repo_id:
+            return
+        result = upload_release(out, str(repo_id), private=bool(private), endpoint=endpoint)
+        print(f"uploaded {result.files} files to {result.url} (commit {result.commit}); gating: manual approval")
+
+    def download(self, repo_id: str, revision: str | None = None, out: str = "datasets/hub",
+                 endpoint: str | None = None, allow_uncovered: bool = False) -> None:
+        """Download the gated dataset with your token and verify every SHA-256 against the package's manifest.
+
+        Only a fully verified download is written to --out. Request access on the dataset page first and
+        log in (`hf auth login`) or set HF_TOKEN.
+
+        Args:
+          repo_id: dataset repository ORG/NAME.
+          revision: branch, tag or commit (default main).
+          out: folder to write the verified files to.
+          endpoint: hub URL (default HF_ENDPOINT, else huggingface.co).
+          allow_uncovered: accept a revision the package's manifest does not describe, checked only
+            against the revision's own MANIFEST.json (not an independent check).
+        """
+        from decisionpivot.release.hub import download_release
+
+        result = download_release(str(repo_id), out, revision=revision, endpoint=endpoint,
+                                  allow_uncovered=bool(allow_uncovered))
+        against = "the package manifest" if result.covered else "the revision's own manifest ONLY (not covered)"
+        print(f"verified {result.files} files of {repo_id} at commit {result.commit} against {against}: "
+              f"release {result.release}, content digest {result.digest} -> {result.folder}/")
+        print(f"evaluate with: dp evaluate --system uniform --items {result.folder}/core")
+
+    def datasheet(self, core: str | None = None, reference: str = "datasets/reference", out: str = "datasheet") -> None:
+        """Write the datasheet (DATASHEET.md, Gebru et al. questions) and Croissant 1.1 metadata (croissant.json).
+
+        Every number is computed from the items files and the task cards.
+
+        Args:
+          core: core items folder (default datasets/core/<version>).
+          reference: reconstructed reference items folder (tasks whose file is absent are listed as such).
+          out: output folder.
+        """
+        from decisionpivot.datasheet import write_datasheet
+
+        for path in write_datasheet(Path(core) if core else DEFAULT_CORE_DIR, Path(reference), Path(out)):
+            print(f"wrote {path}")
+
     def systems(self, config: str | None = None) -> None:
         """List the systems `dp evaluate` knows: built-in, family heuristics, and those in --config.
 

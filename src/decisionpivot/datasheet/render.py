@@ -1,0 +1,253 @@
+"""``DATASHEET.md``: the Gebru et al. datasheet questions, answered from metadata and computed statistics.
+
+Sections follow "Datasheets for Datasets" (Gebru et al., 2021): motivation, composition, collection
+process, preprocessing/cleaning/labelling, uses, distribution, maintenance. Fixed prose states what
+the design guarantees; every number comes from :mod:`decisionpivot.datasheet.stats`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from decisionpivot import BENCHMARK_VERSION, __version__
+from decisionpivot.datasheet.stats import QUANTILES, DatasheetStats, PartStats
+from decisionpivot.licenses.routes import REDISTRIBUTE
+from decisionpivot.reconstruct.card import LABEL_SOURCES
+from decisionpivot.release.datacard import ACCESS_CONDITIONS
+
+LAYER_NAMES = {
+    "A": "answerability and routing",
+    "B": "policy-based guardrails",
+    "C": "output verification",
+    "D": "tool validation and goal checking",
+    "E": "reasoning-based classification",
+    "F": "record integrity and reconciliation",
+    "G": "constraint-based search and matching",
+}
+"""The seven decision layers (functional roles of a decision inside an LLM system)."""
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[object]], right: int = 0) -> list[str]:
+    """A Markdown table; the last ``right`` columns are right-aligned."""
+    align = ["---"] * (len(header) - right) + ["---:"] * right
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def _mapping(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in counts.items())
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 family`` / ``2 families``."""
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
+def _q(title: str, *answer: str) -> list[str]:
+    return [f"**{title}**", "", *answer, ""]
+
+
+def _composition_tables(stats: DatasheetStats) -> list[str]:
+    parts = stats.core + stats.reference
+    quantile_names = ["min", "q25", "median", "q75", "max"][: len(QUANTILES)]
+    lines = ["Counts per family (core) and task (reference):", ""]
+    lines += _table(["part", "name", "layer", "items", "groups", "levels", "options per item"],
+                    [(p.kind, p.name, p.layer, p.items, p.groups, _mapping(p.levels), _mapping(p.option_counts))
+                     for p in parts], right=0)
+    lines += ["", "Gold answers per option key (class balance):", ""]
+    lines += _table(["name", "answers"], [(p.name, _mapping(p.answers)) for p in parts])
+    lines += ["", "State length in characters, as shown to a model (nearest-rank quantiles):", ""]
+    lines += _table(["name", *quantile_names, "structured states"],
+                    [(p.name, *p.state_chars, p.structured_states) for p in parts], right=len(quantile_names) + 1)
+    lines += ["", "Domains of the invented worlds (core):", ""]
+    lines += _table(["family", "domains"], [(p.name, _mapping(p.domains)) for p in stats.core])
+    lines += ["", "Variation types of the contrast members:", ""]
+    lines += _table(["name", "variations"], [(p.name, _mapping(p.variations)) for p in parts])
+    return lines
+
+
+def _card_tables(stats: DatasheetStats) -> list[str]:
+    lines = _table(["task", "layer", "licence", "class", "labels", "metric", "route", "items file"],
+                   [(c.task, c.layer, c.license, c.license_class, c.label_source, c.metric, c.route,
+                     "present" if c.present else "not built") for c in stats.cards])
+    lines += ["", "Counts over all task cards:", "",
+              f"- licence classes: {_mapping(stats.card_counts('license_class'))}",
+              f"- label sources: {_mapping(stats.card_counts('label_source'))} "
+              f"({', '.join(f'{k} = {v}' for k, v in LABEL_SOURCES.items())})",
+              f"- release routes: {_mapping(stats.card_counts('route'))}",
+              f"- layers: {_mapping(stats.card_counts('layer'))}"]
+    return lines
+
+
+def _motivation(stats: DatasheetStats) -> list[str]:
+    return [
+        "## Motivation", "",
+        *_q("For what purpose was the dataset created?",
+            "To evaluate *decision models*: components of LLM systems that pick one option from a finite set "
+            "(route, allow, verify, accept a tool call, check a goal, reconcile a record, match a constraint) and "
+            "give a probability per option. Core items come in contrast groups whose members differ only in the "
+            "decisive fact, so pair accuracy shows whether a model follows that fact rather than surface cues; "
+            "the reference track relates the results to public test sets."),
+        *_q("Which roles are covered?",
+            *[f"- {layer}: {name}" for layer, name in LAYER_NAMES.items()]),
+        *_q("Who created the dataset, and who funded it?",
+            "The DecisionPivot maintainers, with the `decisionpivot` package (version "
+            f"{__version__}). Funding is not recorded in the package metadata; see the paper."),
+    ]
+
+
+def _composition(stats: DatasheetStats) -> list[str]:
+    present = sum(1 for c in stats.cards if c.present)
+    return [
+        "## Composition", "",
+        *_q("What do the instances represent?",
+            "Each instance is one decision: a state (text, or a JSON object for structured states), a typed "
+            "question, an ordered list of options (`key: meaning`) and the gold option key. Core items describe "
+            "invented organisations, people, files, bookings, ledgers and packages; reference items are records of "
+            "public test sets converted to the same form."),
+        *_q("How many instances are there?",
+            f"{stats.core_items} core items in {plural(len(stats.core), 'family', 'families')}, and "
+            f"{stats.reference_items} reference items in {plural(present, 'reference task')} built here (of "
+            f"{plural(len(stats.cards), 'task card')})."),
+        *_composition_tables(stats), "",
+        *_q("Is it a sample of a larger set?",
+            "Core items are a seeded draw from generators that can draw any number of fresh samples "
+            f"(`dp generate --seed N`); the released seed(s): {', '.join(map(str, stats.seeds)) or 'not recorded'}. "
+            "Reference tasks are fixed-seed samples of at most the card's target count from the official test "
+            "files (all records when there are fewer)."),
+        *_q("Is there a label or target?",
+            "Yes: `answer`, the gold option key. Core gold answers are computed from the structured case the "
+            "state is rendered from; reference answers come from the source (label sources below)."),
+        *_q("Is any information missing?",
+            "Core items: no. Reference items with a null `answer` are scored by another label (e.g. "
+            "`success_rate`); extra keys per task: "
+            + (", ".join(f"{p.name}: {', '.join(p.extra_keys)}" for p in stats.reference if p.extra_keys)
+               or "none in the tasks built here") + "."),
+        *_q("Are relationships between instances made explicit?",
+            "Yes: `group` names the contrast group; members share context and distractors and differ in the "
+            "decisive fact. Scoring resamples whole groups."),
+        *_q("Are there recommended data splits?",
+            "No training split exists by design: every item is a test item (split `test`)."),
+        *_q("Are there errors, sources of noise, or redundancies?",
+            "Core gold answers are re-derived by independent solvers that read only the rendered item "
+            "(`dp verify`, 100% agreement required); generators assert that no two items share a state. "
+            "Reference labels carry whatever noise their sources have; see each task card's caveats."),
+        *_q("Is the dataset self-contained?",
+            "The core items are. Reference tasks routed reconstruct-only must be rebuilt from official files the "
+            "user downloads (`dp reconstruct`), with hash and count checks."),
+        *_q("Does it contain confidential, offensive or personal data?",
+            "Core items use invented entities and contain no personal data and no third-party text. Some reference "
+            "tasks (notably the guardrail tasks of layer B) contain harmful or offensive text as classification "
+            "input, as published by their sources."),
+        "### Reference task cards", "", *_card_tables(stats), "",
+    ]
+
+
+def _collection(stats: DatasheetStats) -> list[str]:
+    families = stats.core_manifest.get("families", {})
+    versions = sorted({str(e.get("generator_version")) for e in families.values()})
+    return [
+        "## Collection process", "",
+        *_q("How was the data acquired?",
+            "Core: generated by one Python module per family from structured cases (seeded `random.Random` per "
+            "group, derived by SHA-256 from family, seed and group index), then rendered to text with varied "
+            f"wording. Generator version(s): {', '.join(versions) or 'not recorded'}. Reference: converted from "
+            "official files whose SHA-256 each task card records."),
+        *_q("What sampling strategy was used?",
+            "Core: levels and variation types are planned per family (balanced answer classes and gold positions, "
+            "boundary cases one unit either side of thresholds). Reference: fixed-seed sampling, optionally "
+            "stratified by answer, to the card's target."),
+        *_q("Who was involved, and over what timeframe?",
+            "No crowdworkers were involved in the core items. The output does not depend on when it is generated: "
+            "`dp generate` reproduces the files byte for byte."),
+        *_q("Were individuals involved, notified, or asked for consent? Was there an ethical review?",
+            "No individuals are the subject of the core items. Reference tasks inherit their sources' collection "
+            "processes; no ethical review is recorded in the package metadata."),
+    ]
+
+
+def _preprocessing(stats: DatasheetStats) -> list[str]:
+    return [
+        "## Preprocessing, cleaning, labelling", "",
+        *_q("Was any preprocessing, cleaning or labelling done?",
+            "Core: none after generation; labels are computed. Reference: converters map each source record to "
+            "state, question, options and answer, decode text (UTF-8 with recorded fallbacks), and sample; labels "
+            f"are the sources' (label sources over all cards: {_mapping(stats.card_counts('label_source'))})."),
+        *_q("Was the raw data saved?",
+            "Core: the generators and seeds are the raw data. Reference: the official files are not copied; their "
+            "names and SHA-256 are recorded in the task cards."),
+        *_q("Is the software available?",
+            "Yes: `decisionpivot` (`dp generate`, `dp verify`, `dp audit`, `dp reconstruct`), Apache-2.0."),
+    ]
+
+
+def _uses() -> list[str]:
+    return [
+        "## Uses", "",
+        *_q("What tasks is the dataset intended for?",
+            "Evaluating decision models and LLM-based deciders: item and pair accuracy, pair direction, "
+            "selective prediction, calibration (`dp evaluate`, `dp score`)."),
+        *_q("What should it not be used for?",
+            "- Training, fine-tuning or optimising a model or its prompts on the items, or adding them to training "
+            "data: the access conditions allow evaluation use only.",
+            "- Claims about real organisations or people: core entities are invented."),
+        *_q("Could the composition affect future uses?",
+            "Items are English, and core states follow the templates of their generators; results say how a model "
+            "decides on these cases, not on every input of its deployment. Fresh draws (`dp generate --seed N`) "
+            "check that scores do not depend on one sample."),
+    ]
+
+
+def _distribution(stats: DatasheetStats) -> list[str]:
+    redistributed = [c.task for c in stats.cards if c.route == REDISTRIBUTE]
+    others = [c.task for c in stats.cards if c.route != REDISTRIBUTE]
+    return [
+        "## Distribution", "",
+        *_q("How is the dataset distributed?",
+            "As a gated Hugging Face dataset (access approved by hand; `dp release`, `dp download` verifies every "
+            "SHA-256 against the manifest shipped in the package), and reproducibly through the package itself."),
+        *_q("Under what licence or terms of use?",
+            "Core items: CC BY 4.0 (`licenses/LICENSE-CORE-ITEMS`). Code: Apache-2.0 (`licenses/LICENSE-CODE`). "
+            "Reference items keep their sources' terms (`dp licenses` writes the review). Access conditions: "
+            + " ".join(ACCESS_CONDITIONS)),
+        *_q("Which reference tasks are redistributed?",
+            f"Redistributed in the gated dataset ({len(redistributed)}): {', '.join(redistributed) or 'none'}. "
+            f"Reconstruct-only ({len(others)}): {', '.join(others) or 'none'}. Routes follow the rules in "
+            "`decisionpivot/licenses/routes.py` over each card's licence metadata."),
+        *_q("Do export controls or other regulatory restrictions apply?", "None are known."),
+    ]
+
+
+def _maintenance() -> list[str]:
+    return [
+        "## Maintenance", "",
+        *_q("Who maintains the dataset, and how can they be contacted?",
+            "The DecisionPivot maintainers, through the issue tracker of the code repository and the discussion "
+            "page of the Hugging Face dataset."),
+        *_q("Will the dataset be updated?",
+            f"Core items are versioned (this is version {BENCHMARK_VERSION}); a change to any generator bumps its "
+            "version and the file hashes in MANIFEST.json and dvc.lock. Errata are published as new versions; "
+            "earlier versions stay reproducible from their package version and seed."),
+        *_q("How can others contribute?",
+            "New families follow the family contract (generator, contrast-group builder, independent solver); new "
+            "reference tasks add a task card and a converter. Both go through the same verify and audit checks."),
+    ]
+
+
+def datasheet_markdown(stats: DatasheetStats) -> str:
+    """The whole datasheet."""
+    lines = [
+        f"# Datasheet: DecisionPivot {BENCHMARK_VERSION}", "",
+        "Generated by `dp datasheet` from the items files and task cards; every number below is computed from "
+        "them. Questions follow Gebru et al., \"Datasheets for Datasets\" (CACM 2021).", "",
+        *_motivation(stats), *_composition(stats), *_collection(stats), *_preprocessing(stats), *_uses(),
+        *_distribution(stats), *_maintenance(),
+    ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def part_summary(part: PartStats) -> str:
+    """One line per part, for Croissant record-set descriptions."""
+    return (f"{part.kind} {part.name} (layer {part.layer}: {LAYER_NAMES.get(part.layer, '?')}), "
+            f"{plural(part.items, 'item')}, {plural(part.groups, 'contrast group')}")

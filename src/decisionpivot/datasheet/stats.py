@@ -1,0 +1,156 @@
+"""Statistics the datasheet and the Croissant file report, computed from the items files and task cards.
+
+Everything is counted from the files as they are (``iter_items`` validates each line), so the
+datasheet cannot drift from the items. Quantiles use the nearest-rank method on integer lengths,
+so they are exact integers and identical on every host.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.items import Item, iter_items, render_state, sha256_file
+from decisionpivot.reconstruct.card import TaskCard
+
+QUANTILES = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""Reported state-length quantiles: min, lower quartile, median, upper quartile, max."""
+NO_VALUE = "(none)"
+
+
+def nearest_rank(sorted_values: Sequence[int], q: float) -> int:
+    """The nearest-rank ``q`` quantile of sorted integers (q=0 gives the minimum)."""
+    if not sorted_values:
+        raise ValueError("no values")
+    rank = max(1, math.ceil(q * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def _counts(values: Iterable[Any]) -> dict[str, int]:
+    """Counts keyed by the value as text (``(none)`` for None), sorted by key."""
+    counter = Counter(NO_VALUE if v is None else str(v) for v in values)
+    return dict(sorted(counter.items()))
+
+
+@dataclass(frozen=True)
+class PartStats:
+    """Statistics of one items file: a core family or a reference task."""
+
+    name: str
+    kind: str
+    """``core`` or ``reference``."""
+    layer: str
+    path: Path
+    sha256: str
+    bytes: int
+    items: int
+    groups: int
+    """Distinct contrast groups (0 when the items are ungrouped)."""
+    levels: dict[str, int]
+    answers: dict[str, int]
+    option_counts: dict[str, int]
+    """Number of options -> items."""
+    state_chars: tuple[int, ...]
+    """State length in characters (as rendered to a model) at QUANTILES."""
+    structured_states: int
+    """Items whose state is a JSON object."""
+    domains: dict[str, int]
+    variations: dict[str, int]
+    versions: tuple[str, ...]
+    extra_keys: tuple[str, ...]
+    """Keys beyond the common schema (reference metrics)."""
+
+
+def part_stats(name: str, kind: str, path: Path) -> PartStats:
+    """Read one items file and compute its statistics."""
+    items: list[Item] = list(iter_items(path))
+    if not items:
+        raise DecisionPivotError(f"{path}: no items")
+    lengths = sorted(len(render_state(i.state)) for i in items)
+    layers = {i.layer for i in items}
+    if len(layers) != 1:
+        raise DecisionPivotError(f"{path}: items of several layers {sorted(layers)}")
+    return PartStats(
+        name=name, kind=kind, layer=layers.pop(), path=path, sha256=sha256_file(path), bytes=path.stat().st_size,
+        items=len(items),
+        groups=len({i.group for i in items if i.group is not None}),
+        levels=_counts(i.level for i in items),
+        answers=_counts(i.answer for i in items),
+        option_counts=_counts(len(i.options) for i in items),
+        state_chars=tuple(nearest_rank(lengths, q) for q in QUANTILES),
+        structured_states=sum(1 for i in items if isinstance(i.state, dict)),
+        domains=_counts(i.domain for i in items),
+        variations=_counts(i.variation for i in items),
+        versions=tuple(sorted({i.version for i in items})),
+        extra_keys=tuple(sorted({k for i in items for k in i.extra})),
+    )
+
+
+@dataclass(frozen=True)
+class CardRow:
+    """One task card as the datasheet reports it."""
+
+    task: str
+    layer: str
+    title: str
+    license: str
+    license_class: str
+    label_source: str
+    route: str
+    metric: str
+    target: int
+    present: bool
+    """Whether the reconstructed items file was found."""
+
+
+@dataclass(frozen=True)
+class DatasheetStats:
+    """Everything the datasheet and the Croissant file report."""
+
+    core: tuple[PartStats, ...]
+    reference: tuple[PartStats, ...]
+    cards: tuple[CardRow, ...]
+    core_manifest: dict[str, Any]
+    seeds: tuple[int, ...] = field(default_factory=tuple)
+    """Seeds of the core families (from the core manifest)."""
+
+    @property
+    def core_items(self) -> int:
+        return sum(p.items for p in self.core)
+
+    @property
+    def reference_items(self) -> int:
+        return sum(p.items for p in self.reference)
+
+    def card_counts(self, attribute: str) -> dict[str, int]:
+        """Counts of one CardRow attribute (license_class, label_source, route, layer) over all cards."""
+        return _counts(getattr(c, attribute) for c in self.cards)
+
+
+def _card_row(card: TaskCard, present: bool) -> CardRow:
+    from decisionpivot.release.hub import release_route
+
+    return CardRow(task=card.id, layer=card.layer, title=card.title,
+                   license=card.license.spdx or card.license.name, license_class=card.license.license_class,
+                   label_source=card.label_source, route=release_route(card).route, metric=card.metric,
+                   target=card.target, present=present)
+
+
+def collect(core_dir: Path, reference_dir: Path, cards: dict[str, TaskCard]) -> DatasheetStats:
+    """Statistics of every core family in the core manifest, every present reference task, every card."""
+    from decisionpivot.generate.run import read_manifest
+
+    manifest = read_manifest(core_dir)
+    families = manifest.get("families", {})
+    core = tuple(part_stats(name, "core", core_dir / entry["file"]) for name, entry in families.items())
+    present = {task: reference_dir / f"{task}.jsonl" for task in sorted(cards)}
+    present = {task: path for task, path in present.items() if path.exists()}
+    reference = tuple(part_stats(task, "reference", path) for task, path in present.items())
+    rows = tuple(_card_row(cards[task], task in present) for task in sorted(cards))
+    seeds = tuple(sorted({int(e["seed"]) for e in families.values() if "seed" in e}))
+    return DatasheetStats(core=core, reference=reference, cards=rows, core_manifest=manifest, seeds=seeds)

@@ -1,0 +1,186 @@
+"""The dataset card (``README.md`` with YAML front matter) of the gated Hugging Face dataset.
+
+The front matter is what the Hub and the ``datasets`` library read: licence, language, task
+categories, size category, one ``configs`` entry per core family and per redistributed reference
+task (split ``test``), and the gating form (``extra_gated_prompt`` / ``extra_gated_fields``) that
+states the access conditions. The body says the same for people. Nothing in the card depends on
+the repository id, the time or the host, so two builds of the same items give the same bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import yaml
+
+from decisionpivot.licenses.fulltext import CORE_ITEMS_SPDX
+
+PRETTY_NAME = "DecisionPivot"
+SPLIT = "test"
+TASK_CATEGORIES = ("text-classification", "multiple-choice")
+TAGS = ("benchmark", "evaluation", "decision-making", "llm-evaluation", "contrast-sets", "synthetic")
+
+ACCESS_CONDITIONS = (
+    "Evaluation use only: use the items to evaluate systems and to report results.",
+    "No training: do not train, fine-tune or otherwise optimise a model (or its prompts) on the items, "
+    "and do not add them to training data.",
+)
+"""The conditions users accept when they request access (also shown by `dp download` on a gated answer)."""
+
+GATED_FIELDS = {
+    "Name": "text",
+    "Affiliation": "text",
+    "Systems you will evaluate": "text",
+    "I will use the items for evaluation only": "checkbox",
+    "I will not train or fine-tune any model on the items, nor add them to training data": "checkbox",
+}
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    """One loadable part of the dataset: a core family or a redistributed reference task."""
+
+    name: str
+    """Config name (family or task id)."""
+    kind: str
+    """``core`` or ``reference``."""
+    layer: str
+    """Decision layer A-G."""
+    path: str
+    """Items file inside the release folder."""
+    items: int
+    """Number of items."""
+    license: str
+    """SPDX id (or name) of the items' licence."""
+    title: str = ""
+    """Source title (reference tasks)."""
+
+
+class _CardDumper(yaml.SafeDumper):
+    """Safe YAML with multi-line strings as literal blocks (readable gating prompt)."""
+
+
+def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_CardDumper.add_representer(str, _str_representer)
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {plural or word + 's'}"
+
+
+def hf_license_id(spdx: str) -> str:
+    """The Hub's licence identifier for an SPDX id (lower-case SPDX), or ``other`` for a free-text licence."""
+    value = spdx.lower()
+    return value if re.fullmatch(r"[a-z0-9][a-z0-9.+-]*", value) else "other"
+
+
+def size_category(n: int) -> str:
+    """The Hub's size category for ``n`` items."""
+    bounds = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"))
+    for bound, name in bounds:
+        if n < bound:
+            return name
+    return "1M<n<10M"
+
+
+def front_matter(configs: Sequence[ConfigEntry]) -> dict:
+    """The YAML metadata block of the card."""
+    licences = [hf_license_id(CORE_ITEMS_SPDX)]
+    for entry in configs:
+        lid = hf_license_id(entry.license)
+        if lid not in licences:
+            licences.append(lid)
+    prompt = ("DecisionPivot items are shared for evaluation only. By requesting access you agree to these "
+              "conditions:\n" + "".join(f"- {c}\n" for c in ACCESS_CONDITIONS)
+              + "Requests are reviewed by the maintainers. The licences of the items (CC BY 4.0 for the core "
+              "items; each reference task's own terms, see LICENSES/) apply as well.")
+    return {
+        "pretty_name": PRETTY_NAME,
+        "license": licences[0] if len(licences) == 1 else licences,
+        "language": ["en"],
+        "task_categories": list(TASK_CATEGORIES),
+        "tags": list(TAGS),
+        "size_categories": [size_category(sum(e.items for e in configs))],
+        "configs": [{"config_name": e.name, "data_files": [{"split": SPLIT, "path": e.path}]} for e in configs],
+        "extra_gated_prompt": prompt,
+        "extra_gated_fields": dict(GATED_FIELDS),
+        "extra_gated_button_content": "Accept the conditions and request access",
+    }
+
+
+def _contents_table(configs: Sequence[ConfigEntry]) -> list[str]:
+    lines = ["| config | part | layer | items | licence | file |", "|---|---|---|---:|---|---|"]
+    lines += [f"| {e.name} | {e.kind} | {e.layer} | {e.items} | {e.license} | `{e.path}` |" for e in configs]
+    return lines
+
+
+def _not_included(reconstruct_only: Sequence[tuple[str, str]], missing: Sequence[str]) -> list[str]:
+    lines: list[str] = []
+    if reconstruct_only:
+        lines += ["## Reference tasks not in this dataset", "",
+                  "Their terms do not allow redistribution under the access conditions above, so they ship only "
+                  "as reconstruction: download the official files yourself, then run "
+                  "`dp reconstruct TASK --source DIR`, which checks every file's SHA-256, the item count and "
+                  "the items' SHA-256.", "", "| task | why |", "|---|---|"]
+        lines += [f"| {task} | {reason} |" for task, reason in reconstruct_only]
+        lines.append("")
+    if missing:
+        lines += ["Redistributable tasks whose items were not built for this release: "
+                  + ", ".join(missing) + ".", ""]
+    return lines
+
+
+def card_body(configs: Sequence[ConfigEntry], reconstruct_only: Sequence[tuple[str, str]],
+              missing: Sequence[str], release: str) -> str:
+    """The Markdown body of the card."""
+    core = [e for e in configs if e.kind == "core"]
+    reference = [e for e in configs if e.kind == "reference"]
+    lines = [
+        f"# {PRETTY_NAME} (release {release})", "",
+        "A diagnostic benchmark for *decision models* in LLM systems: components that pick one option from a "
+        "finite set (route, allow, verify, accept a tool call, check a goal, reconcile a record, match a "
+        "constraint) and answer with a probability per option.", "",
+        f"This dataset holds {sum(e.items for e in core)} core items in {_plural(len(core), 'family', 'families')} "
+        "(generated, invented entities, contrast groups) and "
+        f"{sum(e.items for e in reference)} items of {_plural(len(reference), 'redistributable reference task')} "
+        "(public test sets converted to the same format).", "",
+        "## Access conditions", "",
+        "Access is gated and approved by hand. By requesting access you agree to:", "",
+        *[f"{i}. {c}" for i, c in enumerate(ACCESS_CONDITIONS, start=1)], "",
+        "## Contents", "", *_contents_table(configs), "",
+        "Each config has one split, `test`. Load one with `datasets`:", "",
+        "    from datasets import load_dataset",
+        '    items = load_dataset("<this repository>", "<config>", split="test")', "",
+        "or fetch everything and verify every SHA-256 against the manifest shipped in the `decisionpivot` "
+        "package (which also generates, verifies and scores the items):", "",
+        "    dp download --repo-id <this repository>", "",
+        "## Item format", "",
+        "One JSON object per line, fixed key order: `id`, `family`, `layer`, `version`, `group` (contrast group; "
+        "members differ only in the decisive fact), `level` (1-3 for core items), `variation`, `domain`, "
+        "`state` (text, or a JSON object for structured states), `question`, `options` (ordered "
+        "`{key, meaning}` objects), `answer` (gold option key). Reference items may add what their metric "
+        "needs (e.g. `query`, `success_rate`).", "",
+        *_not_included(reconstruct_only, missing),
+        "## Licences", "",
+        "- Core items: Creative Commons Attribution 4.0 International (`LICENSES/CC-BY-4.0.txt`).",
+        *[f"- {e.name}: {e.license}, see `LICENSES/{e.name}.md` ({e.title})." for e in reference],
+        "- The `decisionpivot` code that generates, verifies and scores the items: Apache-2.0.", "",
+        "## Integrity", "",
+        "`MANIFEST.json` lists every other file with its SHA-256 and size. "
+        "`dp download` checks each file against the manifest shipped inside the package, not against the "
+        "downloaded one. The core items are reproducible byte for byte with `dp generate`.", "",
+    ]
+    return "\n".join(lines)
+
+
+def dataset_card(configs: Sequence[ConfigEntry], reconstruct_only: Sequence[tuple[str, str]],
+                 missing: Sequence[str], release: str) -> str:
+    """The whole ``README.md``: YAML front matter between ``---`` lines, then the body."""
+    meta = yaml.dump(front_matter(configs), Dumper=_CardDumper, sort_keys=False, allow_unicode=True, width=1000)
+    return f"---\n{meta}---\n\n{card_body(configs, reconstruct_only, missing, release)}"

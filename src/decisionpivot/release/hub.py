@@ -1,0 +1,530 @@
+"""The gated Hugging Face dataset: build the release folder, upload it, download and verify it.
+
+``build_release`` assembles the dataset folder from the core items (``dp generate``) and the
+reconstructed reference items (``dp reconstruct``): the core families, only the reference tasks
+whose licence route is *redistribute* (``decisionpivot.licenses.routes``), the licence texts and
+attribution notices, a dataset card with the gating form, and ``MANIFEST.json`` with every file's
+SHA-256 and size. The bytes depend only on the inputs (no timestamps, sorted listings).
+
+``upload_release`` creates the dataset repository (``exist_ok``), uploads the folder as one
+commit (remote files not in the release are deleted, so the repository mirrors the manifest),
+checks the uploaded files' hashes in the remote tree listing and sets manual gating.
+``download_release`` fetches a revision with the user's token and verifies every file against the
+manifest shipped inside the package; only a verified download is written to the output folder.
+Tokens come from ``HF_TOKEN`` or the saved login (``hf auth login``) and are never printed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from decisionpivot import BENCHMARK_VERSION, __version__
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.items import atomic_write_bytes, sha256_file
+from decisionpivot.licenses.fulltext import CORE_ITEMS_SPDX
+from decisionpivot.licenses.routes import RECONSTRUCT_ONLY, REDISTRIBUTE, RouteDecision, decide_route
+from decisionpivot.reconstruct.card import TaskCard, all_cards
+from decisionpivot.release.datacard import ACCESS_CONDITIONS, ConfigEntry, dataset_card
+from decisionpivot.release.manifest import (
+    DATASET_NAME,
+    MANIFEST_NAME,
+    digest,
+    expected_manifest,
+    file_entry,
+    manifest_bytes,
+    read_manifest_file,
+    release_files,
+)
+from decisionpivot.release.notices import licence_files
+
+REPO_TYPE = "dataset"
+GATING = "manual"
+SHOW_AT_MOST = 10
+
+
+# --------------------------------------------------------------------------------------------- build
+
+
+@dataclass(frozen=True)
+class ReleaseBuild:
+    """A built release folder."""
+
+    folder: Path
+    manifest: dict[str, Any]
+    notes: tuple[str, ...] = ()
+    """What was left out and why (reconstruct-only tasks, missing items files)."""
+
+
+@dataclass
+class _Parts:
+    """What goes into the release, collected before anything is written."""
+
+    configs: list[ConfigEntry] = field(default_factory=list)
+    copies: dict[str, Path] = field(default_factory=dict)
+    """Path inside the release -> source file."""
+    core: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reference: dict[str, dict[str, Any]] = field(default_factory=dict)
+    included_cards: list[TaskCard] = field(default_factory=list)
+    reconstruct_only: list[tuple[str, str]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _count_lines(path: Path) -> int:
+    with path.open("rb") as handle:
+        return sum(1 for _ in handle)
+
+
+def _collect_core(core_dir: Path, parts: _Parts) -> None:
+    """Every family in the core manifest, after checking each file still has the manifest's hash."""
+    from decisionpivot.generate.run import read_manifest
+
+    manifest = read_manifest(core_dir)
+    parts.copies[f"core/{MANIFEST_NAME}"] = core_dir / MANIFEST_NAME
+    for name, entry in manifest.get("families", {}).items():
+        source = core_dir / entry["file"]
+        if not source.exists():
+            raise DecisionPivotError(f"{source}: listed in {core_dir}/{MANIFEST_NAME} but missing (run `dp generate`)")
+        found = sha256_file(source)
+        if found != entry["sha256"]:
+            raise DecisionPivotError(f"{source}: SHA-256 {found} differs from {core_dir}/{MANIFEST_NAME} "
+                                     f"({entry['sha256']}); regenerate with `dp generate`")
+        path = f"core/{entry['file']}"
+        parts.copies[path] = source
+        items = _count_lines(source)
+        parts.configs.append(ConfigEntry(name, "core", entry["layer"], path, items, CORE_ITEMS_SPDX))
+        parts.core[name] = {"file": path, "layer": entry["layer"], "items": items, "groups": entry.get("groups"),
+                            "sha256": found}
+
+
+def release_route(card: TaskCard) -> RouteDecision:
+    """The route the release applies: redistribute only when the rules *and* the card say so."""
+    decision = decide_route(card.license)
+    if decision.route == REDISTRIBUTE and card.route != REDISTRIBUTE:
+        return RouteDecision(RECONSTRUCT_ONLY, f"card records route {card.route!r} although the rules give "
+                                               "redistribute")
+    return decision
+
+
+def _collect_reference(reference_dir: Path, cards: dict[str, TaskCard], parts: _Parts) -> None:
+    """Redistributable reference tasks only; every other task is listed as reconstruct-only."""
+    for task in sorted(cards):
+        card = cards[task]
+        decision = release_route(card)
+        if decision.route != REDISTRIBUTE:
+            parts.reconstruct_only.append((task, decision.reason))
+            if card.route != decide_route(card.license).route:
+                parts.notes.append(f"{task}: left out ({decision.reason}); fix the card")
+            continue
+        source = reference_dir / f"{task}.jsonl"
+        if not source.exists():
+            parts.missing.append(task)
+            parts.notes.append(f"{task}: redistributable but {source} is missing (run `dp reconstruct {task}`); "
+                               "left out")
+            continue
+        found = sha256_file(source)
+        if card.verified and card.expected_sha256 and found != card.expected_sha256:
+            raise DecisionPivotError(f"{source}: SHA-256 {found} differs from the task card ({card.expected_sha256}); "
+                                     f"rebuild it with `dp reconstruct {task}`")
+        spdx = card.license.spdx or card.license.name
+        path = f"reference/{task}.jsonl"
+        items = _count_lines(source)
+        parts.copies[path] = source
+        parts.included_cards.append(card)
+        parts.configs.append(ConfigEntry(task, "reference", card.layer, path, items, spdx, card.title))
+        parts.reference[task] = {"file": path, "layer": card.layer, "items": items, "sha256": found,
+                                 "license": spdx, "label_source": card.label_source}
+
+
+def _release_manifest(folder: Path, parts: _Parts) -> dict[str, Any]:
+    files = {rel: file_entry(folder / rel) for rel in release_files(folder) if rel != MANIFEST_NAME}
+    return {
+        "dataset": DATASET_NAME,
+        "release": BENCHMARK_VERSION,
+        "digest": digest(files),
+        "core": parts.core,
+        "reference": parts.reference,
+        "reconstruct_only": dict(parts.reconstruct_only),
+        "missing": parts.missing,
+        "files": files,
+    }
+
+
+def _is_replaceable(folder: Path) -> bool:
+    """A folder we may replace: absent, empty, or an earlier release/download (has our manifest)."""
+    if not folder.exists():
+        return True
+    if not folder.is_dir():
+        return False
+    if not any(folder.iterdir()):
+        return True
+    try:
+        return read_manifest_file(folder / MANIFEST_NAME).get("dataset") == DATASET_NAME
+    except DecisionPivotError:
+        return False
+
+
+def _staging(out_dir: Path, what: str) -> Path:
+    if not _is_replaceable(out_dir):
+        raise DecisionPivotError(f"{out_dir} exists and is not a {DATASET_NAME} release folder; "
+                                 "choose an empty or new folder with --out")
+    staging = out_dir.parent / f".{out_dir.name}.{what}-tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    return staging
+
+
+def _swap_in(staging: Path, out_dir: Path) -> None:
+    """Replace ``out_dir`` by ``staging`` (a reader sees the old or the new folder, never a mix)."""
+    old = out_dir.parent / f".{out_dir.name}.old-tmp"
+    shutil.rmtree(old, ignore_errors=True)
+    if out_dir.exists():
+        out_dir.rename(old)
+    staging.rename(out_dir)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def build_release(core_dir: str | Path, reference_dir: str | Path, out_dir: str | Path,
+                  cards: dict[str, TaskCard] | None = None) -> ReleaseBuild:
+    """Build the Hugging Face dataset folder (see the module docstring); returns its manifest and notes."""
+    core_dir, reference_dir, out_dir = Path(core_dir), Path(reference_dir), Path(out_dir)
+    parts = _Parts()
+    _collect_core(core_dir, parts)
+    _collect_reference(reference_dir, all_cards() if cards is None else cards, parts)
+    names = [c.name for c in parts.configs]
+    clashes = sorted({n for n in names if names.count(n) > 1})
+    if clashes:
+        raise DecisionPivotError(f"config names used twice (core family and reference task): {', '.join(clashes)}")
+    staging = _staging(out_dir, "build")
+    try:
+        for rel, source in parts.copies.items():
+            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, staging / rel)
+        counts = {task: entry["items"] for task, entry in parts.reference.items()}
+        for rel, text in licence_files(parts.included_cards, counts).items():
+            atomic_write_bytes(staging / rel, text.encode("utf-8"))
+        card = dataset_card(parts.configs, parts.reconstruct_only, parts.missing, BENCHMARK_VERSION)
+        atomic_write_bytes(staging / "README.md", card.encode("utf-8"))
+        manifest = _release_manifest(staging, parts)
+        atomic_write_bytes(staging / MANIFEST_NAME, manifest_bytes(manifest))
+        _swap_in(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return ReleaseBuild(out_dir, manifest, tuple(parts.notes))
+
+
+# ------------------------------------------------------------------------------------ hub errors
+
+
+def resolve_endpoint(endpoint: str | None) -> str | None:
+    """``--endpoint``, else ``HF_ENDPOINT`` read now (huggingface_hub reads it only when first imported)."""
+    value = endpoint or os.environ.get("HF_ENDPOINT")
+    return value.rstrip("/") if value else None
+
+
+def _endpoint_url(endpoint: str | None) -> str:
+    from huggingface_hub import constants
+
+    return endpoint or constants.ENDPOINT
+
+
+def token_source(token: str | None = None) -> str:
+    """Where the token comes from, in words (never the token itself)."""
+    if token:
+        return "the token passed by the caller"
+    if os.environ.get("HF_TOKEN"):
+        return "the token in HF_TOKEN"
+    from huggingface_hub import get_token
+
+    return "your saved login (`hf auth login`)" if get_token() else "no token (you are not logged in)"
+
+
+def gated_message(repo_id: str, endpoint: str | None, token: str | None = None) -> str:
+    """Plain-words explanation of a gated/no-access answer: what to do, and the access conditions."""
+    page = f"{_endpoint_url(endpoint)}/datasets/{repo_id}"
+    conditions = "".join(f"\n    - {c}" for c in ACCESS_CONDITIONS)
+    return (f"{repo_id} is a gated dataset and the hub did not grant access with {token_source(token)}.\n"
+            f"  1. Open {page} while logged in and request access; the maintainers approve requests by hand.\n"
+            f"     Requesting access means accepting the access conditions:{conditions}\n"
+            "  2. Make a token of that account available: run `hf auth login`, or set HF_TOKEN to a read token\n"
+            f"     (create one at {_endpoint_url(endpoint)}/settings/tokens).\n"
+            "  3. Once access is granted, run this command again.")
+
+
+def _server_message(exc: Exception) -> str:
+    response = getattr(exc, "response", None)
+    if response is None:
+        return ""
+    return response.headers.get("X-Error-Message") or ""
+
+
+def explain_hub_error(exc: Exception, repo_id: str, endpoint: str | None, token: str | None = None,
+                      action: str = "download") -> DecisionPivotError:
+    """Turn a huggingface_hub exception into a user-facing error (no traceback, no token)."""
+    from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
+
+    url = _endpoint_url(endpoint)
+    if isinstance(exc, GatedRepoError):
+        return DecisionPivotError(gated_message(repo_id, endpoint, token))
+    if isinstance(exc, RevisionNotFoundError):
+        return DecisionPivotError(f"{repo_id} has no such revision at {url} ({_server_message(exc) or exc})")
+    if isinstance(exc, RepositoryNotFoundError):
+        return DecisionPivotError(
+            f"{repo_id} was not found at {url}, or it is private and {token_source(token)} has no access. "
+            "Check the id; log in with `hf auth login` or set HF_TOKEN to a token of an account with access.")
+    if isinstance(exc, HfHubHTTPError) and exc.response is not None:
+        status = exc.response.status_code
+        if status in (401, 403):
+            need = "write access to the organisation" if action == "upload" else "access to the dataset"
+            return DecisionPivotError(
+                f"the hub refused the {action} of {repo_id} ({status}: {_server_message(exc) or 'not allowed'}); "
+                f"{token_source(token)} needs {need}. Log in with `hf auth login` or set HF_TOKEN.")
+        return DecisionPivotError(f"the hub at {url} answered {status} during the {action} of {repo_id}: "
+                                  f"{_server_message(exc) or exc}")
+    return DecisionPivotError(f"could not complete the {action} of {repo_id} with the hub at {url} "
+                              f"({type(exc).__name__}: {exc}); check the network connection, HF_ENDPOINT / "
+                              "--endpoint, proxy settings and the local cache folder")
+
+
+def _hub_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions of huggingface_hub and of whichever HTTP client the installed version uses."""
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+
+    errors: list[type[BaseException]] = [HfHubHTTPError, LocalEntryNotFoundError, OSError]
+    for module, name in (("httpx2", "HTTPError"), ("httpx", "HTTPError"), ("requests", "RequestException")):
+        try:
+            errors.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):
+            continue
+    return tuple(errors)
+
+
+# -------------------------------------------------------------------------------------------- upload
+
+
+@dataclass(frozen=True)
+class UploadResult:
+    """What ``upload_release`` did."""
+
+    repo_id: str
+    commit: str
+    url: str
+    files: int
+
+
+def git_blob_sha1(path: Path) -> str:
+    """The git object id of a file (what the hub reports for files stored in git, not LFS)."""
+    data = path.read_bytes()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _remote_mismatches(folder: Path, remote: Iterable[Any]) -> list[str]:
+    """Files whose remote hash (LFS SHA-256 or git blob id) differs from the local file, or missing remotely."""
+    found = {f.path: f for f in remote if hasattr(f, "blob_id")}
+    problems = []
+    for rel in release_files(folder):
+        entry = found.get(rel)
+        if entry is None:
+            problems.append(f"{rel}: not in the uploaded commit")
+        elif entry.lfs is not None and entry.lfs.sha256 != sha256_file(folder / rel):
+            problems.append(f"{rel}: remote SHA-256 {entry.lfs.sha256} differs from the local file")
+        elif entry.lfs is None and entry.blob_id != git_blob_sha1(folder / rel):
+            problems.append(f"{rel}: remote git id {entry.blob_id} differs from the local file")
+    return problems
+
+
+def upload_release(folder: str | Path, repo_id: str, *, private: bool = False, endpoint: str | None = None,
+                   token: str | None = None) -> UploadResult:
+    """Create the dataset repository if needed, upload the release folder, check it, and gate it."""
+    from huggingface_hub import HfApi, get_token
+
+    folder, endpoint = Path(folder), resolve_endpoint(endpoint)
+    manifest = read_manifest_file(folder / MANIFEST_NAME)
+    if not token and not get_token():
+        raise DecisionPivotError("no Hugging Face token: run `hf auth login` with a token that has write access, "
+                                 "or set HF_TOKEN")
+    api = HfApi(endpoint=endpoint, token=token)
+    try:
+        api.create_repo(repo_id, repo_type=REPO_TYPE, private=private, exist_ok=True)
+        info = api.upload_folder(repo_id=repo_id, repo_type=REPO_TYPE, folder_path=folder, delete_patterns="*",
+                                 commit_message=f"{DATASET_NAME} release {manifest['release']}",
+                                 commit_description=f"content digest {manifest['digest']}")
+        remote = list(api.list_repo_tree(repo_id, recursive=True, revision=info.oid, repo_type=REPO_TYPE))
+        problems = _remote_mismatches(folder, remote)
+        if problems:
+            raise DecisionPivotError(f"the upload of {repo_id} does not match the release folder:\n  "
+                                     + "\n  ".join(problems[:SHOW_AT_MOST]))
+        api.update_repo_settings(repo_id, repo_type=REPO_TYPE, gated=GATING)
+    except _hub_errors() as exc:
+        raise explain_hub_error(exc, repo_id, endpoint, token, action="upload") from None
+    return UploadResult(repo_id, info.oid, f"{_endpoint_url(endpoint)}/datasets/{repo_id}",
+                        len(manifest["files"]) + 1)
+
+
+# ------------------------------------------------------------------------------------------ download
+
+
+@dataclass(frozen=True)
+class Verification:
+    """A downloaded folder compared with the package's expected manifest."""
+
+    checked: int
+    """Files compared."""
+    mismatches: tuple[tuple[str, str, str], ...]
+    """(path, expected SHA-256, found SHA-256)."""
+    missing: tuple[str, ...]
+    """Files the expected manifest lists that the download lacks."""
+    unexpected: tuple[str, ...]
+    """Downloaded files the expected manifest does not list."""
+    covered: bool
+    """The downloaded MANIFEST.json describes the release the package's manifest describes."""
+    remote: dict[str, Any] | None
+    """The downloaded MANIFEST.json, if readable."""
+
+    @property
+    def ok(self) -> bool:
+        return self.covered and not (self.mismatches or self.missing or self.unexpected)
+
+    def problems(self) -> list[str]:
+        """Each difference as one line naming the file (and both hashes)."""
+        lines = [f"{p}: expected SHA-256 {e} (package manifest), found {f}" for p, e, f in self.mismatches]
+        lines += [f"{p}: listed in the package manifest but not in the download" for p in self.missing]
+        lines += [f"{p}: in the download but not in the package manifest" for p in self.unexpected]
+        return lines
+
+
+def _read_remote_manifest(folder: Path) -> dict[str, Any] | None:
+    try:
+        return read_manifest_file(folder / MANIFEST_NAME)
+    except DecisionPivotError:
+        return None
+
+
+def verify_folder(folder: str | Path, expected: dict[str, Any]) -> Verification:
+    """Compare every file of a downloaded release with ``expected`` (a release manifest)."""
+    folder = Path(folder)
+    wanted = {rel: entry["sha256"] for rel, entry in expected["files"].items()}
+    wanted[MANIFEST_NAME] = hashlib.sha256(manifest_bytes(expected)).hexdigest()
+    present = release_files(folder)
+    mismatches = []
+    for rel in present:
+        if rel in wanted:
+            found = sha256_file(folder / rel)
+            if found != wanted[rel]:
+                mismatches.append((rel, wanted[rel], found))
+    remote = _read_remote_manifest(folder)
+    covered = remote is not None and digest(remote["files"]) == expected["digest"]
+    return Verification(
+        checked=sum(1 for rel in present if rel in wanted),
+        mismatches=tuple(mismatches),
+        missing=tuple(sorted(set(wanted) - set(present))),
+        unexpected=tuple(rel for rel in present if rel not in wanted),
+        covered=covered,
+        remote=remote,
+    )
+
+
+def _self_consistent(folder: Path, remote: dict[str, Any]) -> bool:
+    """Whether the downloaded files agree with the downloaded manifest (not an independent check)."""
+    present = set(release_files(folder)) - {MANIFEST_NAME}
+    if present != set(remote["files"]):
+        return False
+    return all(sha256_file(folder / rel) == entry["sha256"] for rel, entry in remote["files"].items())
+
+
+@dataclass(frozen=True)
+class DownloadResult:
+    """A verified download."""
+
+    folder: Path
+    commit: str
+    files: int
+    covered: bool
+    """Verified against the package's manifest (False: only against the revision's own manifest)."""
+    release: str
+    digest: str
+
+
+def _listing(lines: list[str]) -> str:
+    shown = "\n  ".join(lines[:SHOW_AT_MOST])
+    more = f"\n  ... and {len(lines) - SHOW_AT_MOST} more" if len(lines) > SHOW_AT_MOST else ""
+    return f"\n  {shown}{more}" if lines else ""
+
+
+def _uncovered_message(repo_id: str, commit: str, expected: dict[str, Any] | None, check: Verification,
+                       consistent: bool, out_dir: Path) -> str:
+    remote = check.remote or {}
+    holds = (f"holds release {remote.get('release', '?')} (content digest {str(remote.get('digest', '?'))[:16]})"
+             if check.remote else "has no readable MANIFEST.json")
+    knows = (f"verifies release {expected['release']} (content digest {expected['digest'][:16]})"
+             if expected else "ships no release manifest")
+    agree = ("Its files agree with its own MANIFEST.json, but that is not an independent check."
+             if consistent else "Its files do not even agree with its own MANIFEST.json.")
+    return (f"revision {commit} of {repo_id} {holds}; this decisionpivot {__version__} {knows}, so the package "
+            f"manifest does not cover this revision. {agree} Differences from the package manifest:"
+            f"{_listing(check.problems())}\nNothing was written to {out_dir}. Install the decisionpivot version "
+            "made for this release, or download the revision this package covers with --revision; "
+            "--allow-uncovered accepts the revision's own manifest instead.")
+
+
+def _fetch_snapshot(repo_id: str, revision: str | None, endpoint: str | None, token: str | None,
+                    cache_dir: str | Path | None) -> Path:
+    from huggingface_hub import snapshot_download
+
+    try:
+        path = snapshot_download(repo_id, repo_type=REPO_TYPE, revision=revision, endpoint=endpoint, token=token,
+                                 cache_dir=cache_dir)
+    except _hub_errors() as exc:
+        raise explain_hub_error(exc, repo_id, endpoint, token) from None
+    return Path(path)
+
+
+def _copy_verified(snapshot: Path, out_dir: Path) -> int:
+    staging = _staging(out_dir, "download")
+    try:
+        files = release_files(snapshot)
+        for rel in files:
+            (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(snapshot / rel, staging / rel)
+        _swap_in(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return len(files)
+
+
+def download_release(repo_id: str, out_dir: str | Path, *, revision: str | None = None,
+                     endpoint: str | None = None, token: str | None = None, cache_dir: str | Path | None = None,
+                     allow_uncovered: bool = False, expected: dict[str, Any] | None = None) -> DownloadResult:
+    """Fetch a revision of the dataset, verify every SHA-256 against the package manifest, then write ``out_dir``.
+
+    ``expected`` defaults to the manifest shipped with the package. On any difference nothing is
+    written and the error names each file with the expected and the found hash.
+    """
+    out_dir, endpoint = Path(out_dir), resolve_endpoint(endpoint)
+    expected = expected if expected is not None else expected_manifest()
+    snapshot = _fetch_snapshot(repo_id, revision, endpoint, token, cache_dir)
+    commit = snapshot.name
+    check = verify_folder(snapshot, expected) if expected else Verification(0, (), (), (), False,
+                                                                            _read_remote_manifest(snapshot))
+    if check.ok:
+        files = _copy_verified(snapshot, out_dir)
+        return DownloadResult(out_dir, commit, files, True, expected["release"], expected["digest"])
+    if check.covered:
+        raise DecisionPivotError(f"revision {commit} of {repo_id} does not match the package manifest of release "
+                                 f"{expected['release']} (tampered or corrupted):{_listing(check.problems())}\n"
+                                 f"Nothing was written to {out_dir}.")
+    consistent = check.remote is not None and _self_consistent(snapshot, check.remote)
+    if not (allow_uncovered and consistent):
+        raise DecisionPivotError(_uncovered_message(repo_id, commit, expected, check, consistent, out_dir))
+    assert check.remote is not None
+    files = _copy_verified(snapshot, out_dir)
+    return DownloadResult(out_dir, commit, files, False, str(check.remote.get("release")), check.remote["digest"])

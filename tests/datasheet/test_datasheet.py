@@ -1,0 +1,132 @@
+"""The datasheet's numbers equal counts computed from the items; the Croissant file validates offline."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from decisionpivot.datasheet import write_datasheet
+from decisionpivot.items import read_items, render_state
+from decisionpivot.reconstruct.card import all_cards
+from tests.release.conftest import sample_cards, write_core, write_reference
+
+REPO = Path(__file__).resolve().parents[2]
+REAL_CORE = REPO / "datasets" / "core" / "1.1"
+REAL_REFERENCE = REPO / "datasets" / "reference"
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> tuple[Path, Path, dict]:
+    cards = sample_cards()
+    core = write_core(tmp_path / "core", {"alpha_check": ("A", 12), "beta_check": ("D", 9)})
+    reference = write_reference(tmp_path / "reference", ["open_task", "nc_task"])
+    return core, reference, cards
+
+
+def table_rows(markdown: str, header_start: str) -> list[list[str]]:
+    """Cells of the rows of the first table whose header starts with ``header_start``."""
+    lines = markdown.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header_start))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def mapping(counter: Counter) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in sorted((str(k), v) for k, v in counter.items()))
+
+
+def expected_rows(folder: Path, names: list[str], kind: str) -> dict[str, list[str]]:
+    rows = {}
+    for name in names:
+        items = read_items(folder / f"{name}.jsonl")
+        levels = Counter("(none)" if i.level is None else i.level for i in items)
+        options = Counter(len(i.options) for i in items)
+        groups = len({i.group for i in items if i.group})
+        rows[name] = [kind, name, items[0].layer, str(len(items)), str(groups), mapping(levels), mapping(options)]
+    return rows
+
+
+def check_counts(sheet: str, core: Path, reference: Path, cards: dict) -> None:
+    manifest = json.loads((core / "MANIFEST.json").read_text())
+    present = [t for t in sorted(cards) if (reference / f"{t}.jsonl").exists()]
+    want = expected_rows(core, list(manifest["families"]), "core") | expected_rows(reference, present, "reference")
+    got = {row[1]: row for row in table_rows(sheet, "| part | name |")}
+    assert got == want
+    lengths = {row[0]: row for row in table_rows(sheet, "| name | min |")}
+    for name in want:
+        folder = core if name in manifest["families"] else reference
+        sizes = sorted(len(render_state(i.state)) for i in read_items(folder / f"{name}.jsonl"))
+        assert int(lengths[name][1]) == sizes[0] and int(lengths[name][5]) == sizes[-1]
+        assert sizes[(len(sizes) - 1) // 2] <= int(lengths[name][3]) <= sizes[len(sizes) // 2]
+    classes = Counter(c.license.license_class for c in cards.values())
+    assert f"- licence classes: {mapping(classes)}" in sheet
+    assert f"- label sources: {mapping(Counter(c.label_source for c in cards.values()))}" in sheet
+    core_total = sum(len(read_items(core / e["file"])) for e in manifest["families"].values())
+    assert f"{core_total} core items" in sheet
+
+
+def test_datasheet_numbers_equal_counts_from_the_items(inputs, tmp_path: Path) -> None:
+    core, reference, cards = inputs
+    sheet, _ = write_datasheet(core, reference, tmp_path / "out", cards=cards)
+    text = sheet.read_text(encoding="utf-8")
+    check_counts(text, core, reference, cards)
+    for section in ("## Motivation", "## Composition", "## Collection process", "## Preprocessing",
+                    "## Uses", "## Distribution", "## Maintenance"):
+        assert section in text
+    assert "Redistributed in the gated dataset (3): absent_task, mit_task, open_task." in text
+    assert "Reconstruct-only (4): nc_task, odd_task, sa_task, unstated_task." in text
+    assert "alpha_check" in text and "| nc_task |" in text
+
+
+def test_datasheet_on_the_repository_items(tmp_path: Path) -> None:
+    if not (REAL_CORE / "MANIFEST.json").exists():
+        pytest.skip("no core items generated")
+    sheet, _ = write_datasheet(REAL_CORE, REAL_REFERENCE, tmp_path / "out")
+    check_counts(sheet.read_text(encoding="utf-8"), REAL_CORE, REAL_REFERENCE, all_cards())
+
+
+def test_output_is_deterministic(inputs, tmp_path: Path) -> None:
+    core, reference, cards = inputs
+    first = [p.read_bytes() for p in write_datasheet(core, reference, tmp_path / "a", cards=cards)]
+    second = [p.read_bytes() for p in write_datasheet(core, reference, tmp_path / "b", cards=cards)]
+    assert first == second
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any connection attempt fails: validation must work offline."""
+
+    def refuse(*args, **kwargs):
+        raise OSError("network disabled in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+
+
+def test_croissant_validates_offline_with_rai_fields(inputs, tmp_path: Path, no_network) -> None:
+    mlc = pytest.importorskip("mlcroissant")
+    core, reference, cards = inputs
+    _, path = write_datasheet(core, reference, tmp_path / "out", cards=cards)
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["conformsTo"] == "http://mlcommons.org/croissant/1.1"
+    for key in ("rai:dataCollection", "rai:dataCollectionType", "rai:dataAnnotationProtocol", "rai:dataBiases",
+                "rai:dataLimitations", "rai:dataUseCases", "rai:personalSensitiveInformation",
+                "rai:dataSocialImpact", "rai:dataReleaseMaintenancePlan", "rai:dataPreprocessingProtocol"):
+        assert document[key], key
+    dataset = mlc.Dataset(jsonld=path)  # raises ValidationError on any error
+    metadata = dataset.metadata
+    assert metadata.data_collection and metadata.data_biases and metadata.personal_sensitive_information
+    assert [rs.name for rs in metadata.record_sets] == ["alpha_check", "beta_check", "nc_task", "open_task"]
+    records = list(dataset.records("beta_check"))
+    assert len(records) == 9
+    assert sorted(r["beta_check/id"].decode() for r in records) == [f"beta_check:{i:05d}" for i in range(9)]
+    for entry in document["distribution"]:
+        assert (path.parent / entry["contentUrl"]).exists()
