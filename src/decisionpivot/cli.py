@@ -124,6 +124,53 @@ class DP:
         folder = Path(items) if items else DEFAULT_CORE_DIR
         print(format_item(find_item(folder, str(item_id))))
 
+    def score(self, runs: str = "runs", items: str | None = None, reference: str = "datasets/reference",
+              out: str = "reports", systems: str | Sequence[str] | None = None, resamples: int = 1000,
+              figures: bool = True) -> None:
+        """Score runs/<system>/<task>.jsonl: metrics with 95% bootstrap intervals, tables and figures.
+
+        Writes <out>/scores.json, scoring.json, leaderboard.md/.csv/.tex, per-family, per-level and
+        reference tables, and <out>/figures/*.png|svg. A malformed answer file is an error naming the
+        file and line; a task with records for fewer than 99% of items is excluded and reported.
+
+        Args:
+          runs: folder of answer files, one sub-folder per system.
+          items: core items folder (default datasets/core/<version>).
+          reference: folder of reference task items (<task>.jsonl), for registered reference tasks.
+          out: output folder.
+          systems: comma-separated system names (default: every folder under runs).
+          resamples: bootstrap resamples per interval (seed 20261007; recorded in the outputs).
+          figures: also draw the figures.
+        """
+        from decisionpivot.score.pipeline import score_runs
+        from decisionpivot.score.report import leaderboard_markdown
+
+        folder = Path(items) if items else DEFAULT_CORE_DIR
+        chosen = _names(systems)
+        scoring = score_runs(runs, folder, reference, out, chosen, int(resamples), figures=bool(figures))
+        print(leaderboard_markdown(scoring))
+        for warning in scoring.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        print(f"wrote {out}/")
+
+    def compare(self, system_a: str, system_b: str, runs: str = "runs", items: str | None = None,
+                reference: str = "datasets/reference", resamples: int = 1000) -> None:
+        """Paired differences A - B with 95% intervals from matched bootstrap resamples.
+
+        Args:
+          system_a: first system (folder under runs).
+          system_b: second system.
+          runs: folder of answer files.
+          items: core items folder (default datasets/core/<version>).
+          reference: folder of reference task items.
+          resamples: bootstrap resamples.
+        """
+        from decisionpivot.score.pipeline import compare_runs, format_comparison
+
+        folder = Path(items) if items else DEFAULT_CORE_DIR
+        rows, notes = compare_runs(str(system_a), str(system_b), runs, folder, reference, int(resamples))
+        print(format_comparison(str(system_a), str(system_b), rows, notes))
+
 
     def audit(
         self,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.items import Item, read_items, sha256_file
+from decisionpivot.score.metrics import chance_pair_accuracy
 from decisionpivot.solve import solvers
 
 
@@ -44,17 +44,6 @@ class FamilyAgreement:
     @property
     def rate(self) -> float:
         return self.agree / self.items if self.items else 0.0
-
-
-def chance_pair_accuracy(items: Iterable[Item]) -> float:
-    """Mean over contrast groups of prod_i 1/|O_i|: the pair accuracy of independent uniform guessing."""
-    groups: dict[str, float] = defaultdict(lambda: 1.0)
-    for item in items:
-        key = item.group if item.group is not None else item.id
-        groups[key] *= 1.0 / len(item.options)
-    if not groups:
-        return 0.0
-    return sum(groups.values()) / len(groups)
 
 
 def agreement(family: str, items: Sequence[Item]) -> FamilyAgreement:

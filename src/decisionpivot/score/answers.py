@@ -1,0 +1,316 @@
+"""Reading answer files: ``runs/<system>/<task>.jsonl`` plus ``<task>.meta.json``.
+
+One record per item, ``{"id": ..., "p": {option: probability}}`` or ``{"id": ..., "error": "..."}``,
+optionally with ``tokens`` (int), ``closed`` (bool) and ``latency_s`` (number). The rules (the paper's
+"Answer files" and "Requests and predictions"):
+
+* probabilities are normalised over the item's listed options; keys that are not listed options are
+  ignored and counted (a warning in the report); a listed option without a key has probability 0;
+* probabilities that are negative, NaN, infinite, not numbers, or all zero make the record *failed*;
+* the predicted option is the argmax, ties broken by the listed order;
+* failed records (explicit errors or invalid probabilities) and missing records are incorrect and use
+  the uniform distribution over the item's options for confidence-based metrics;
+* a task needs records (answers or errors) for at least 99% of its items, else it is excluded for
+  that system and the report says why (see :func:`coverage_shortfall`);
+* the meta file must name the SHA-256 of the items file scored, else the error names both hashes;
+* malformed lines, duplicate ids and ids that are not items of the task are errors naming the file
+  and line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.score.layout import TaskLayout
+
+MIN_RECORD_SHARE = (99, 100)
+"""A task is scored for a system only if records exist for >= 99/100 of its items."""
+CONFIDENCE_DECIMALS = 12
+"""Confidences are rounded to this many decimals (ties and thresholds must not hinge on float noise)."""
+
+
+class AnswerFileError(DecisionPivotError):
+    """An answer or meta file that cannot be scored; the message names the file (and line)."""
+
+
+@dataclass(frozen=True)
+class TaskAnswers:
+    """One system's answers to one task, aligned with the task's :class:`TaskLayout`."""
+
+    system: str
+    """System name (the folder under ``runs/``)."""
+    task: str
+    """Task name (the answer file stem)."""
+    path: Path
+    """The answer file."""
+    probabilities: np.ndarray
+    """``(n, K)`` normalised probabilities in listed option order, zero-padded beyond an item's
+    options; uniform over the item's options where ``failed``."""
+    answered: np.ndarray
+    """``(n,)`` True where the file has a record (answer or explicit error) for the item."""
+    failed: np.ndarray
+    """``(n,)`` True where no usable probabilities exist: error record, invalid values, or no record."""
+    gold_index: np.ndarray
+    """``(n,)`` gold option column (copied from the layout so derived arrays need nothing else)."""
+    error_records: int
+    """Records carrying an explicit ``error``."""
+    invalid_records: int
+    """Records whose probabilities were negative, NaN, infinite, non-numeric or all zero."""
+    ignored_keys: int
+    """Probability entries for keys that are not listed options (ignored)."""
+    tokens: np.ndarray
+    """``(n,)`` reasoning tokens per item, NaN where not recorded."""
+    closed: np.ndarray
+    """``(n,)`` 1.0 where the model ended its reasoning itself, 0.0 where not, NaN where not recorded."""
+    latency_s: np.ndarray
+    """``(n,)`` request latency in seconds, NaN where not recorded."""
+
+    @property
+    def size(self) -> int:
+        return int(self.answered.size)
+
+    @property
+    def records(self) -> int:
+        return int(self.answered.sum())
+
+    @cached_property
+    def predicted(self) -> np.ndarray:
+        """Predicted option column: argmax, ties to the first listed option."""
+        return np.argmax(self.probabilities, axis=1)
+
+    @cached_property
+    def correct(self) -> np.ndarray:
+        """Prediction equals gold; failed and missing predictions are never correct."""
+        return (self.predicted == self.gold_index) & ~self.failed
+
+    @cached_property
+    def confidence(self) -> np.ndarray:
+        """``c_i = max_o p(o)`` (1/|O_i| for failed items), rounded to 12 decimals."""
+        return np.round(self.probabilities.max(axis=1), CONFIDENCE_DECIMALS)
+
+
+@dataclass(frozen=True)
+class AnswerSummary:
+    """Counts and means of one answer file, for the report."""
+
+    system: str
+    """System name."""
+    task: str
+    """Task name."""
+    items: int
+    """Items of the task."""
+    records: int
+    """Records in the file (answers and errors)."""
+    failed: int
+    """Items scored as failed: error records, invalid probabilities and missing records."""
+    error_records: int
+    """Records with an explicit error."""
+    invalid_records: int
+    """Records with unusable probabilities."""
+    ignored_keys: int
+    """Probability entries for keys that are not listed options."""
+    mean_tokens: float | None
+    """Mean reasoning tokens over records that report them."""
+    closed_share: float | None
+    """Share of records that report closed=true among those reporting closed."""
+    mean_latency_s: float | None
+    """Mean latency over records that report it."""
+
+
+def _mean(values: np.ndarray) -> float | None:
+    present = values[~np.isnan(values)]
+    return round(float(present.mean()), 6) if present.size else None
+
+
+def summarise(answers: TaskAnswers) -> AnswerSummary:
+    return AnswerSummary(
+        system=answers.system,
+        task=answers.task,
+        items=answers.size,
+        records=answers.records,
+        failed=int(answers.failed.sum()),
+        error_records=answers.error_records,
+        invalid_records=answers.invalid_records,
+        ignored_keys=answers.ignored_keys,
+        mean_tokens=_mean(answers.tokens),
+        closed_share=_mean(answers.closed),
+        mean_latency_s=_mean(answers.latency_s),
+    )
+
+
+def coverage_shortfall(answers: TaskAnswers) -> str | None:
+    """Why the task must be excluded for this system, or None when records cover >= 99% of items."""
+    numerator, denominator = MIN_RECORD_SHARE
+    if denominator * answers.records >= numerator * answers.size:
+        return None
+    return (
+        f"records for {answers.records} of {answers.size} items "
+        f"({100 * answers.records / answers.size:.1f}%), below the 99% a task needs"
+    )
+
+
+def meta_path(answer_path: Path) -> Path:
+    return answer_path.with_name(answer_path.name[: -len(".jsonl")] + ".meta.json")
+
+
+def check_items_hash(answer_path: Path, layout: TaskLayout) -> dict[str, Any]:
+    """Read ``<task>.meta.json`` and require the SHA-256 of the items file being scored."""
+    path = meta_path(answer_path)
+    if not path.exists():
+        raise AnswerFileError(f"{path}: missing (it records the SHA-256 of the items file answered)")
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise AnswerFileError(f"{path}: not valid JSON ({exc})") from None
+    found = meta.get("items_sha256") if isinstance(meta, dict) else None
+    if not isinstance(found, str):
+        raise AnswerFileError(f"{path}: no 'items_sha256' string")
+    if found != layout.items_sha256:
+        raise AnswerFileError(
+            f"{answer_path}: answers items with SHA-256 {found} (per {path.name}) but "
+            f"{layout.items_path} has SHA-256 {layout.items_sha256}; re-run the system on these items"
+        )
+    return meta
+
+
+def _optional_fields(record: dict[str, Any], where: str) -> tuple[float, float, float]:
+    """``tokens``, ``closed`` and ``latency_s`` of a record (NaN when absent or null)."""
+    values = []
+    for name, kinds, expected in _OPTIONAL_FIELDS:
+        value = record.get(name)
+        if value is None:
+            values.append(math.nan)
+        elif type(value) in kinds and (type(value) is bool or value >= 0):
+            values.append(float(value))
+        else:
+            raise AnswerFileError(f"{where}: field {name!r} must be {expected} or null, found {value!r}")
+    return values[0], values[1], values[2]
+
+
+_OPTIONAL_FIELDS = (
+    ("tokens", {int}, "a non-negative integer"),
+    ("closed", {bool}, "true or false"),
+    ("latency_s", {int, float}, "a non-negative number"),
+)
+_NUMBER_TYPES = {int, float}
+
+
+def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> TaskAnswers:
+    """Read one answer file against its task layout (see the module docstring for the rules)."""
+    path = Path(path)
+    check_items_hash(path, layout)
+    n, width = layout.size, layout.max_options
+    position = layout.position()
+    key_sets = [frozenset(keys) for keys in layout.option_keys]
+    padding = [[0.0] * (width - k) for k in range(width + 1)]
+    line_of = [0] * n  # line of each item's record, 0 while none
+    valued: list[int] = []  # items with numeric probabilities, and the values (padded to width)
+    values_rows: list[list[float]] = []
+    optional: dict[int, tuple[float, float, float]] = {}
+    error_records = non_numeric = ignored_keys = 0
+    try:
+        handle = path.open("r", encoding="utf-8")
+    except FileNotFoundError:
+        raise AnswerFileError(f"{path}: no such answer file") from None
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise AnswerFileError(
+                    f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})"
+                ) from None
+            except UnicodeDecodeError:
+                raise AnswerFileError(f"{path}:{number}: not UTF-8") from None
+            if type(record) is not dict:
+                raise AnswerFileError(
+                    f"{path}:{number}: expected a JSON object, found {type(record).__name__}"
+                )
+            item_id = record.get("id")
+            i = position.get(item_id) if type(item_id) is str else None
+            if i is None:
+                if type(item_id) is not str:
+                    raise AnswerFileError(f"{path}:{number}: missing or non-string 'id'")
+                raise AnswerFileError(
+                    f"{path}:{number}: unknown id {item_id!r} (not an item of {layout.items_path})"
+                )
+            if line_of[i]:
+                raise AnswerFileError(
+                    f"{path}:{number}: duplicate id {item_id!r} (first on line {line_of[i]})"
+                )
+            line_of[i] = number
+            if len(record) > 2:
+                optional[i] = _optional_fields(record, f"{path}:{number}")
+            if record.get("error") is not None:
+                error_records += 1
+                continue
+            probabilities = record.get("p")
+            if type(probabilities) is not dict:
+                raise AnswerFileError(
+                    f"{path}:{number}: needs 'p' (an object of option probabilities) or 'error'"
+                )
+            keys = layout.option_keys[i]
+            if probabilities.keys() != key_sets[i]:
+                ignored_keys += sum(1 for key in probabilities if key not in key_sets[i])
+            values = [probabilities.get(key, 0.0) for key in keys]
+            if not {type(v) for v in values} <= _NUMBER_TYPES:
+                non_numeric += 1
+                continue
+            valued.append(i)
+            values_rows.append(values + padding[len(keys)])
+    raw = np.zeros((n, width))
+    has_values = np.zeros(n, dtype=bool)
+    if valued:
+        raw[valued] = np.array(values_rows, dtype=np.float64)
+        has_values[valued] = True
+    extra = np.full((n, 3), math.nan)
+    if optional:
+        extra[list(optional)] = np.array(list(optional.values()))
+    with np.errstate(invalid="ignore"):
+        usable = has_values & np.isfinite(raw).all(axis=1) & (raw >= 0).all(axis=1) & (raw.sum(axis=1) > 0)
+    failed = ~usable
+    uniform = (np.arange(width) < layout.option_count[:, None]) / layout.option_count[:, None]
+    totals = np.where(usable, raw.sum(axis=1), 1.0)[:, None]
+    with np.errstate(invalid="ignore"):
+        normalised = np.where(failed[:, None], uniform, raw / totals)
+    return TaskAnswers(
+        system=system,
+        task=layout.task,
+        path=path,
+        probabilities=normalised,
+        answered=np.array(line_of) > 0,
+        failed=failed,
+        gold_index=layout.gold_index,
+        error_records=error_records,
+        invalid_records=non_numeric + int((has_values & failed).sum()),
+        ignored_keys=ignored_keys,
+        tokens=extra[:, 0],
+        closed=extra[:, 1],
+        latency_s=extra[:, 2],
+    )
+
+
+def find_systems(runs: str | Path, wanted: list[str] | None = None) -> list[str]:
+    """System folders under ``runs`` (sorted), or the wanted ones, each checked to exist."""
+    runs = Path(runs)
+    if not runs.is_dir():
+        raise AnswerFileError(f"{runs}: no runs folder (expected runs/<system>/<task>.jsonl)")
+    present = sorted(p.name for p in runs.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if wanted is None:
+        if not present:
+            raise AnswerFileError(f"{runs}: no system folders")
+        return present
+    missing = [name for name in wanted if name not in present]
+    if missing:
+        raise AnswerFileError(
+            f"{runs}: no folder for system(s) {', '.join(missing)}; found {', '.join(present) or 'none'}"
+        )
+    return list(wanted)

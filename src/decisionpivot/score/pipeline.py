@@ -1,0 +1,310 @@
+"""``dp score`` and ``dp compare``: find the runs, read them against their items, score, write.
+
+Tasks: every ``<family>.jsonl`` in the core items folder is a core task; every registered (or given)
+:class:`~decisionpivot.score.reference.ReferenceTask` whose items file exists in the reference folder
+is a reference task. For each system and task, the answer file is read under the rules of
+:mod:`decisionpivot.score.answers`; a missing file or records for fewer than 99% of items exclude the
+task for that system (the report lists why), while a malformed file stops the scoring with an error
+naming the file and line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.score.answers import (
+    AnswerSummary,
+    TaskAnswers,
+    coverage_shortfall,
+    find_systems,
+    read_task_answers,
+    summarise,
+)
+from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, Difference, paired_difference
+from decisionpivot.score.core import CORE_METRICS, score_core
+from decisionpivot.score.layout import TaskLayout, read_layout
+from decisionpivot.score.reference import SCORE, ReferenceTask, reference_tasks, score_reference
+from decisionpivot.score.results import CORE, MACRO, REFERENCE, Exclusion, Scoring
+
+
+@dataclass(frozen=True)
+class LoadedRuns:
+    """Items and answer files of a scoring, read and checked."""
+
+    core: tuple[TaskLayout, ...]
+    """Core family layouts, layer order then name."""
+    reference: tuple[tuple[ReferenceTask, TaskLayout], ...]
+    """Reference tasks with items, layer order then name."""
+    systems: tuple[str, ...]
+    """Systems read."""
+    answers: dict[tuple[str, str], TaskAnswers]
+    """(system, task) -> answers, for the tasks included (>= 99% records)."""
+    exclusions: tuple[Exclusion, ...]
+    """Tasks left out per system, with the reason."""
+    warnings: tuple[str, ...]
+    """Non-fatal findings."""
+    answer_files: tuple[AnswerSummary, ...]
+    """Counts of every answer file read."""
+
+
+def _core_layouts(items: Path | None) -> list[TaskLayout]:
+    if items is None:
+        return []
+    if not items.is_dir():
+        raise DecisionPivotError(f"{items}: no core items folder (run `dp generate`, or pass --items)")
+    layouts = [read_layout(path) for path in sorted(items.glob("*.jsonl"))]
+    return sorted(layouts, key=lambda layout: (layout.layer, layout.task))
+
+
+def load_runs(
+    runs: str | Path,
+    items: str | Path | None,
+    reference: str | Path | None = None,
+    systems: Sequence[str] | None = None,
+    tasks: Sequence[ReferenceTask] | None = None,
+) -> LoadedRuns:
+    """Read items and answer files; see the module docstring for what is included."""
+    runs = Path(runs)
+    core = _core_layouts(Path(items) if items is not None else None)
+    cards = list(tasks) if tasks is not None else reference_tasks()
+    warnings: list[str] = []
+    reference_layouts: list[tuple[ReferenceTask, TaskLayout]] = []
+    for card in cards:
+        card.validate()
+        path = Path(reference) / f"{card.name}.jsonl" if reference is not None else None
+        if path is None or not path.exists():
+            warnings.append(f"reference task {card.name}: no items file {path}; not scored")
+            continue
+        layout = read_layout(path, card.name)
+        if layout.layer != card.layer:
+            raise DecisionPivotError(
+                f"{path}: items are in layer {layout.layer}, the task card says {card.layer}"
+            )
+        reference_layouts.append((card, layout))
+    if not core and not reference_layouts:
+        raise DecisionPivotError(
+            f"no items to score: no <family>.jsonl in {items} and no reference task items"
+        )
+    names = find_systems(runs, list(systems) if systems is not None else None)
+    known = {layout.task: (CORE, layout) for layout in core}
+    known.update({card.name: (REFERENCE, layout) for card, layout in reference_layouts})
+    answers: dict[tuple[str, str], TaskAnswers] = {}
+    exclusions: list[Exclusion] = []
+    summaries: list[AnswerSummary] = []
+    for system in names:
+        folder = runs / system
+        for path in sorted(folder.glob("*.jsonl")):
+            if path.stem not in known:
+                warnings.append(f"{path}: no items for task {path.stem!r}; ignored")
+        for task, (track, layout) in known.items():
+            path = folder / f"{task}.jsonl"
+            if not path.exists():
+                exclusions.append(Exclusion(system, track, task, "no answer file"))
+                continue
+            read = read_task_answers(path, layout, system)
+            summaries.append(summarise(read))
+            if read.ignored_keys:
+                warnings.append(
+                    f"{path}: {read.ignored_keys} probabilities for keys that are not listed options "
+                    "were ignored"
+                )
+            if read.invalid_records:
+                warnings.append(
+                    f"{path}: {read.invalid_records} records with negative, NaN, non-numeric or "
+                    "all-zero probabilities scored as failed"
+                )
+            shortfall = coverage_shortfall(read)
+            if shortfall is not None:
+                exclusions.append(Exclusion(system, track, task, shortfall))
+                continue
+            answers[(system, task)] = read
+    return LoadedRuns(
+        tuple(core),
+        tuple(reference_layouts),
+        tuple(names),
+        answers,
+        tuple(exclusions),
+        tuple(warnings),
+        tuple(summaries),
+    )
+
+
+def score_loaded(
+    loaded: LoadedRuns, resamples: int = DEFAULT_RESAMPLES, seed: int = BOOTSTRAP_SEED, jobs: int = 1
+) -> Scoring:
+    """Every estimate of both tracks for the loaded runs."""
+    if resamples < 2:
+        raise DecisionPivotError(f"resamples must be at least 2, got {resamples}")
+    estimates = score_core(loaded.core, loaded.answers, loaded.systems, resamples, seed, jobs=jobs)
+    cards = [card for card, _ in loaded.reference]
+    estimates += score_reference(
+        cards,
+        {c.name: layout for c, layout in loaded.reference},
+        loaded.answers,
+        loaded.systems,
+        resamples,
+        seed,
+    )
+    layers = {layout.task: layout.layer for layout in loaded.core}
+    layers.update({card.name: card.layer for card in cards})
+    return Scoring(
+        estimates=tuple(estimates),
+        systems=loaded.systems,
+        core_tasks=tuple(x.task for x in loaded.core),
+        reference_tasks=tuple(card.name for card in cards),
+        exclusions=loaded.exclusions,
+        warnings=loaded.warnings,
+        answer_files=loaded.answer_files,
+        layers=layers,
+        resamples=resamples,
+        seed=seed,
+    )
+
+
+def default_jobs() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def score_runs(
+    runs: str | Path = "runs",
+    items: str | Path | None = None,
+    reference: str | Path | None = None,
+    out: str | Path = "reports",
+    systems: Sequence[str] | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    tasks: Sequence[ReferenceTask] | None = None,
+    figures: bool = True,
+    jobs: int | None = None,
+) -> Scoring:
+    """Read, score and write every report and figure under ``out``; returns the scoring."""
+    from decisionpivot.score.report import write_reports
+
+    loaded = load_runs(runs, items, reference, systems, tasks)
+    scoring = score_loaded(loaded, resamples, seed, jobs or default_jobs())
+    cards = {card.name: (card.layer, card.metric, card.chance) for card, _ in loaded.reference}
+    write_reports(scoring, out, cards)
+    if figures:
+        from decisionpivot.score.figures import write_figures
+        from decisionpivot.score.report import leaderboard_rows
+
+        ranked = [system for system, _, _ in leaderboard_rows(scoring)]
+        write_figures(scoring, loaded.core, loaded.answers, Path(out) / "figures", ranked)
+    return scoring
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One metric of ``dp compare``: both systems and their paired difference."""
+
+    track: str
+    """``core`` or ``reference``."""
+    task: str
+    """``macro``, a family, a reference layer ``layer:<L>``."""
+    metric: str
+    """Metric name."""
+    value_a: float
+    """System A's value."""
+    value_b: float
+    """System B's value."""
+    difference: Difference
+    """A - B with the matched-resample interval."""
+
+
+COMPARED_CORE = (
+    "pair_accuracy",
+    "item_accuracy",
+    "pair_direction",
+    "coverage_at_5",
+    "accuracy_at_90",
+    "share_at_90",
+    "brier",
+    "aurc",
+)
+
+
+def compare_runs(
+    system_a: str,
+    system_b: str,
+    runs: str | Path = "runs",
+    items: str | Path | None = None,
+    reference: str | Path | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    tasks: Sequence[ReferenceTask] | None = None,
+) -> tuple[list[ComparisonRow], list[str]]:
+    """Paired differences A - B over the tasks both systems have (matched resamples).
+
+    Returns the rows and notes (tasks left out because one of the systems lacks them).
+    """
+    if system_a == system_b:
+        raise DecisionPivotError("compare needs two different systems")
+    loaded = load_runs(runs, items, reference, [system_a, system_b], tasks)
+    notes = []
+    kept: dict[tuple[str, str], TaskAnswers] = {}
+    for task in [layout.task for layout in loaded.core] + [card.name for card, _ in loaded.reference]:
+        both = [(s, task) in loaded.answers for s in (system_a, system_b)]
+        if all(both):
+            kept.update({(s, task): loaded.answers[(s, task)] for s in (system_a, system_b)})
+        elif any(both):
+            notes.append(f"{task}: left out, only {system_a if both[0] else system_b} has it scored")
+    common = LoadedRuns(
+        loaded.core,
+        loaded.reference,
+        loaded.systems,
+        kept,
+        loaded.exclusions,
+        loaded.warnings,
+        loaded.answer_files,
+    )
+    scoring = score_loaded(common, resamples, seed, default_jobs())
+    rows = []
+    scopes = [(CORE, MACRO, metric) for metric in COMPARED_CORE]
+    scopes += [(CORE, family, "pair_accuracy") for family in scoring.core_tasks]
+    layers = sorted({card.layer for card, _ in loaded.reference})
+    scopes += [(REFERENCE, MACRO, SCORE)] + [(REFERENCE, f"layer:{layer}", SCORE) for layer in layers]
+    for track, task, metric in scopes:
+        a = scoring.get(system_a, track, task, metric)
+        b = scoring.get(system_b, track, task, metric)
+        if a is None or b is None:
+            continue
+        rows.append(
+            ComparisonRow(
+                track,
+                task,
+                metric,
+                a.value,
+                b.value,
+                paired_difference(a.value, a.samples, b.value, b.samples),
+            )
+        )
+    notes.append(
+        f"{resamples} matched resamples, seed {seed}; aggregation: "
+        + ", ".join(f"{m} {how}" for m, (how, _) in CORE_METRICS.items() if m in COMPARED_CORE)
+    )
+    return rows, notes
+
+
+def format_comparison(
+    system_a: str, system_b: str, rows: Sequence[ComparisonRow], notes: Sequence[str]
+) -> str:
+    """The ``dp compare`` table as text."""
+
+    def number(value: float) -> str:
+        return "-" if value != value else f"{value:.1f}"
+
+    header = (
+        f"{'track':<10} {'task':<18} {'metric':<15} {system_a[:12]:>12} {system_b[:12]:>12}   A-B [95% CI]"
+    )
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        d = r.difference
+        lines.append(
+            f"{r.track:<10} {r.task:<18} {r.metric:<15} {number(r.value_a):>12} {number(r.value_b):>12}   "
+            f"{d.value:+.1f} [{number(d.ci_low)}, {number(d.ci_high)}]"
+        )
+    return "\n".join(lines + [""] + [f"note: {note}" for note in notes])

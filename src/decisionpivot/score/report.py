@@ -1,0 +1,362 @@
+"""Writing a scoring: scores.json, the leaderboard (Markdown, CSV, LaTeX) and the detail tables.
+
+Files under the output folder:
+
+* ``scores.json`` - every estimate as a flat record ``{system, track, task, level, metric, value,
+  ci_low, ci_high, n}`` (0-100 scale; ``task`` is ``macro`` for aggregates, ``layer:<L>`` for reference
+  layers; ``level`` null over all levels);
+* ``scoring.json`` - how it was computed: resamples, seed, aggregation of each metric, exclusions,
+  warnings, answer-file counts;
+* ``leaderboard.md`` / ``.csv`` / ``.tex`` - one row per system with intervals;
+* ``families.md`` / ``.csv``, ``levels.md`` / ``.csv`` - core detail; ``reference_layers.md`` /
+  ``.csv`` and ``reference_tasks.md`` / ``.csv`` (unfloored, negative scores kept) - reference detail.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from decisionpivot import __version__
+from decisionpivot.items import LAYERS, atomic_write_bytes
+from decisionpivot.score.bootstrap import CONFIDENCE_LEVEL
+from decisionpivot.score.core import CHANCE_METRIC, CORE_METRICS, FAMILY_MACRO
+from decisionpivot.score.reference import SCORE
+from decisionpivot.score.results import CORE, MACRO, REFERENCE, UNIFORM_GUESS, Estimate, Scoring
+
+LEADERBOARD: tuple[tuple[str, str, str], ...] = (
+    ("pair_accuracy", CORE, "Pair acc."),
+    ("item_accuracy", CORE, "Item acc."),
+    ("pair_direction", CORE, "Pair dir."),
+    ("coverage_at_5", CORE, "C(0.05)"),
+    ("accuracy_at_90", CORE, "Acc@0.90"),
+    ("share_at_90", CORE, "Share@0.90"),
+    ("ece", CORE, "ECE"),
+    (SCORE, REFERENCE, "Reference"),
+)
+"""Leaderboard columns: (metric, track, heading); all are ``macro`` over all levels."""
+FAMILY_TABLES = ("pair_accuracy", "item_accuracy", "pair_direction", "coverage_at_5")
+LEVEL_TABLES = ("pair_accuracy", "item_accuracy")
+DASH = "-"
+
+
+def aggregation_note() -> str:
+    """The one statement of how core aggregates are formed (also the leaderboard footnote)."""
+    macro = [m for m, (how, _) in CORE_METRICS.items() if how == FAMILY_MACRO]
+    pooled = [m for m, (how, _) in CORE_METRICS.items() if how != FAMILY_MACRO]
+    return (
+        f"Core aggregates: {', '.join(macro)} are family-macro (computed per family, then averaged over "
+        f"families; pair direction over the binary families only); {', '.join(pooled)} are computed on "
+        "the pooled items of all families (the paper's Table D1). ECE uses 15 equal-width bins and is a "
+        "point estimate without interval, as in the paper."
+    )
+
+
+def _number(value: float | None, digits: int = 1) -> str:
+    return DASH if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def _cell(estimate: Estimate | None) -> str:
+    if estimate is None:
+        return DASH
+    low, high = estimate.interval()
+    if math.isnan(low):
+        return _number(estimate.value)
+    return f"{_number(estimate.value)} [{_number(low)}, {_number(high)}]"
+
+
+def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _csv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue().encode("utf-8")
+
+
+def _write(path: Path, text: str | bytes) -> None:
+    atomic_write_bytes(path, text.encode("utf-8") if isinstance(text, str) else text)
+
+
+def _ranked_systems(scoring: Scoring) -> list[str]:
+    def key(system: str) -> tuple[float, str]:
+        e = scoring.get(system, CORE, MACRO, "pair_accuracy")
+        return (-(e.value if e is not None and not math.isnan(e.value) else -math.inf), system)
+
+    return sorted(scoring.systems, key=key)
+
+
+def _coverage_notes(scoring: Scoring, system: str) -> list[str]:
+    notes = []
+    families = scoring.get(system, CORE, MACRO, "pair_accuracy")
+    if scoring.core_tasks and families is not None and families.n < len(scoring.core_tasks):
+        notes.append(f"core over {families.n} of {len(scoring.core_tasks)} families")
+    overall = scoring.get(system, REFERENCE, MACRO, SCORE)
+    if overall is not None and overall.n < len(LAYERS):
+        notes.append(f"reference over {overall.n} of {len(LAYERS)} layers")
+    return notes
+
+
+def leaderboard_rows(scoring: Scoring) -> list[tuple[str, list[Estimate | None], list[str]]]:
+    """(system, one estimate per :data:`LEADERBOARD` column, notes) per system, best pair accuracy first."""
+    return [
+        (
+            system,
+            [scoring.get(system, track, MACRO, metric) for metric, track, _ in LEADERBOARD],
+            _coverage_notes(scoring, system),
+        )
+        for system in _ranked_systems(scoring)
+    ]
+
+
+def _footnotes(scoring: Scoring) -> list[str]:
+    notes = [
+        aggregation_note(),
+        f"Intervals: {round(100 * CONFIDENCE_LEVEL)}% percentile bootstrap, {scoring.resamples} resamples, "
+        f"seed {scoring.seed}; contrast groups resampled for grouped tasks, items otherwise, queries for "
+        "reranking; the same resamples for every system (paired comparisons: `dp compare A B`).",
+        "Reference: per task 100(v-b)/(1-b), floored at 0, averaged within each layer; overall = mean of "
+        "the layers with a scored task (a layer without one is left out and the row says so).",
+        "Failed or missing predictions count as incorrect (uniform distribution for confidence metrics); "
+        "a task needs records for at least 99% of its items.",
+    ]
+    for x in scoring.exclusions:
+        notes.append(f"Excluded: {x.system} / {x.track} / {x.task}: {x.reason}.")
+    return notes
+
+
+def leaderboard_markdown(scoring: Scoring) -> str:
+    header = ["#", "System", *[heading for _, _, heading in LEADERBOARD], "Notes"]
+    rows = []
+    for rank, (system, cells, notes) in enumerate(leaderboard_rows(scoring), start=1):
+        rows.append([str(rank), system, *[_cell(c) for c in cells], "; ".join(notes)])
+    chance = scoring.get(UNIFORM_GUESS, CORE, MACRO, CHANCE_METRIC)
+    if chance is not None:
+        rows.append(
+            ["", "uniform guessing", _number(chance.value), *[DASH] * (len(LEADERBOARD) - 1), "expected"]
+        )
+    text = "# DecisionPivot leaderboard\n\n" + _markdown_table(header, rows) + "\n"
+    text += "\n".join(f"- {note}" for note in _footnotes(scoring)) + "\n"
+    return text
+
+
+def leaderboard_csv(scoring: Scoring) -> bytes:
+    header = ["rank", "system"]
+    for metric, _, _ in LEADERBOARD:
+        name = "reference_score" if metric == SCORE else metric
+        header += [name, f"{name}_ci_low", f"{name}_ci_high"]
+    header += ["notes"]
+    rows = []
+    for rank, (system, cells, notes) in enumerate(leaderboard_rows(scoring), start=1):
+        row: list[Any] = [rank, system]
+        for e in cells:
+            low, high = e.interval() if e is not None else (math.nan, math.nan)
+            row += [_number(e.value if e else None, 4), _number(low, 4), _number(high, 4)]
+        rows.append([*row, "; ".join(notes)])
+    return _csv(header, [[("" if v == DASH else v) for v in r] for r in rows])
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "_": r"\_",
+    "&": r"\&",
+    "%": r"\%",
+    "#": r"\#",
+    "$": r"\$",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
+
+
+def leaderboard_latex(scoring: Scoring) -> str:
+    columns = "rl" + "c" * len(LEADERBOARD)
+    head = " & ".join(["\\#", "System", *[_latex_escape(h) for _, _, h in LEADERBOARD]])
+    lines = [
+        "% DecisionPivot leaderboard (generated by dp score); needs \\usepackage{booktabs}",
+        f"\\begin{{tabular}}{{{columns}}}",
+        "\\toprule",
+        head + " \\\\",
+        "\\midrule",
+    ]
+    for rank, (system, cells, _) in enumerate(leaderboard_rows(scoring), start=1):
+        parts = []
+        for e in cells:
+            if e is None:
+                parts.append("--")
+                continue
+            low, high = e.interval()
+            value = _number(e.value)
+            parts.append(
+                value if math.isnan(low) else f"{value} {{\\scriptsize[{_number(low)}, {_number(high)}]}}"
+            )
+        lines.append(" & ".join([str(rank), _latex_escape(system), *parts]) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}", ""]
+    return "\n".join(lines)
+
+
+def _grid(scoring: Scoring, track: str, tasks: Sequence[str], metric: str) -> list[list[str]]:
+    """One row per system (leaderboard order): the metric per task, then its ``macro`` aggregate."""
+    return [
+        [system, *[_cell(scoring.get(system, track, task, metric)) for task in [*tasks, MACRO]]]
+        for system in _ranked_systems(scoring)
+    ]
+
+
+def families_markdown(scoring: Scoring) -> str:
+    text = "# Core track by family\n\n"
+    for metric in FAMILY_TABLES:
+        header = ["System", *scoring.core_tasks, "macro"]
+        rows = _grid(scoring, CORE, scoring.core_tasks, metric)
+        chance = [_cell(scoring.get(UNIFORM_GUESS, CORE, t, CHANCE_METRIC)) for t in scoring.core_tasks]
+        if metric == "pair_accuracy":
+            rows.append(
+                ["uniform guessing", *chance, _cell(scoring.get(UNIFORM_GUESS, CORE, MACRO, CHANCE_METRIC))]
+            )
+        text += f"## {metric}\n\n{CORE_METRICS[metric][1]}.\n\n" + _markdown_table(header, rows) + "\n"
+    return text
+
+
+def levels_markdown(scoring: Scoring) -> str:
+    text = "# Core track by difficulty level (macro over families)\n\n"
+    for metric in LEVEL_TABLES:
+        header = ["System", "level 1", "level 2", "level 3", "all"]
+        rows = [
+            [system, *[_cell(scoring.get(system, CORE, MACRO, metric, level)) for level in (1, 2, 3, None)]]
+            for system in _ranked_systems(scoring)
+        ]
+        rows.append(
+            [
+                "uniform guessing",
+                *[
+                    _cell(scoring.get(UNIFORM_GUESS, CORE, MACRO, CHANCE_METRIC, level))
+                    if metric == "pair_accuracy"
+                    else DASH
+                    for level in (1, 2, 3, None)
+                ],
+            ]
+        )
+        text += f"## {metric}\n\n" + _markdown_table(header, rows) + "\n"
+    return text
+
+
+def reference_layers_markdown(scoring: Scoring) -> str:
+    rows = _grid(scoring, REFERENCE, [f"layer:{layer}" for layer in LAYERS], SCORE)
+    return (
+        "# Reference track by layer\n\nMean of the floored chance-corrected task scores per layer; "
+        "overall = mean of the layers with a scored task.\n\n"
+        + _markdown_table(["System", *LAYERS, "overall"], rows)
+    )
+
+
+def reference_tasks_markdown(scoring: Scoring, task_cards: dict[str, tuple[str, str, float]]) -> str:
+    """Per task: raw metric v and corrected score 100(v-b)/(1-b), NOT floored (negative values kept)."""
+    header = ["Task", "Layer", "Metric", "b", *scoring.systems]
+    rows = []
+    for task in scoring.reference_tasks:
+        layer, metric, chance = task_cards[task]
+        cells = []
+        for system in scoring.systems:
+            raw = scoring.get(system, REFERENCE, task, metric)
+            score = scoring.get(system, REFERENCE, task, SCORE)
+            cells.append(DASH if raw is None or score is None else f"{_number(raw.value)} -> {_cell(score)}")
+        rows.append([task, layer, metric, _number(100 * chance), *cells])
+    return (
+        "# Reference track by task\n\nEach cell: the task's own metric v (x100) -> chance-corrected "
+        "score 100(v-b)/(1-b) with its interval, not floored (negative values kept for inspection).\n\n"
+        + _markdown_table(header, rows)
+    )
+
+
+def _records_csv(estimates: Sequence[Estimate]) -> bytes:
+    header = ["system", "track", "task", "level", "metric", "value", "ci_low", "ci_high", "n"]
+    rows = []
+    for e in estimates:
+        low, high = e.interval()
+        rows.append(
+            [
+                e.system,
+                e.track,
+                e.task,
+                "" if e.level is None else e.level,
+                e.metric,
+                _number(e.value, 4).replace(DASH, ""),
+                _number(low, 4).replace(DASH, ""),
+                _number(high, 4).replace(DASH, ""),
+                e.n,
+            ]
+        )
+    return _csv(header, rows)
+
+
+def scoring_metadata(scoring: Scoring) -> dict[str, Any]:
+    return {
+        "package_version": __version__,
+        "resamples": scoring.resamples,
+        "seed": scoring.seed,
+        "confidence_level": CONFIDENCE_LEVEL,
+        "scale": "every value is on a 0-100 scale (ECE, AURC and Brier x100)",
+        "aggregation": {metric: how for metric, (how, _) in CORE_METRICS.items()},
+        "aggregation_note": aggregation_note(),
+        "systems": list(scoring.systems),
+        "core_tasks": list(scoring.core_tasks),
+        "reference_tasks": list(scoring.reference_tasks),
+        "layers": dict(scoring.layers),
+        "exclusions": [asdict(x) for x in scoring.exclusions],
+        "warnings": list(scoring.warnings),
+        "answer_files": [asdict(a) for a in scoring.answer_files],
+    }
+
+
+def write_reports(
+    scoring: Scoring, out: str | Path, task_cards: dict[str, tuple[str, str, float]]
+) -> list[Path]:
+    """Write every table of a scoring under ``out``; returns the paths written. ``task_cards`` maps a
+    reference task to (layer, metric, chance)."""
+    out = Path(out)
+    records = [r.to_dict() for r in scoring.records()]
+    files: dict[str, str | bytes] = {
+        "scores.json": "[\n" + ",\n".join(json.dumps(r, allow_nan=False) for r in records) + "\n]\n",
+        "scoring.json": json.dumps(scoring_metadata(scoring), indent=2, allow_nan=False) + "\n",
+        "leaderboard.md": leaderboard_markdown(scoring),
+        "leaderboard.csv": leaderboard_csv(scoring),
+        "leaderboard.tex": leaderboard_latex(scoring),
+        "families.md": families_markdown(scoring),
+        "families.csv": _records_csv([e for e in scoring.estimates if e.track == CORE and e.task != MACRO]),
+        "levels.md": levels_markdown(scoring),
+        "levels.csv": _records_csv([e for e in scoring.estimates if e.track == CORE and e.task == MACRO]),
+    }
+    if scoring.reference_tasks:
+        files["reference_layers.md"] = reference_layers_markdown(scoring)
+        files["reference_layers.csv"] = _records_csv(
+            [
+                e
+                for e in scoring.estimates
+                if e.track == REFERENCE and (e.task == MACRO or e.task.startswith("layer:"))
+            ]
+        )
+        files["reference_tasks.md"] = reference_tasks_markdown(scoring, task_cards)
+        files["reference_tasks.csv"] = _records_csv(
+            [e for e in scoring.estimates if e.track == REFERENCE and e.task in scoring.reference_tasks]
+        )
+    written = []
+    for name, content in files.items():
+        _write(out / name, content)
+        written.append(out / name)
+    return written

@@ -1,0 +1,234 @@
+"""Reading answer files: normalisation, failures, ties, coverage, hashes, and errors naming file and line."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from decisionpivot.items import Item, Option, write_items
+from decisionpivot.score.answers import AnswerFileError, coverage_shortfall, read_task_answers
+from decisionpivot.score.layout import TaskLayout, read_layout
+from decisionpivot.score.pipeline import load_runs
+from tests.score.synthetic import write_answers
+
+KEYS = ("approve", "deny", "escalate")
+
+
+def make_items(count: int = 6) -> list[Item]:
+    return [
+        Item(
+            id=f"policy_case:{i:05d}",
+            family="policy_case",
+            layer="B",
+            version="1.1",
+            group=f"policy_case:g{i // 3:04d}",
+            level=1,
+            variation=None,
+            domain=None,
+            state=f"case {i}",
+            question="What does the policy require?",
+            options=tuple(Option(k, k) for k in KEYS),
+            answer=KEYS[i % 3],
+        )
+        for i in range(count)
+    ]
+
+
+@pytest.fixture
+def layout(tmp_path: Path) -> TaskLayout:
+    write_items(tmp_path / "items" / "policy_case.jsonl", make_items())
+    return read_layout(tmp_path / "items" / "policy_case.jsonl")
+
+
+def answer_file(tmp_path: Path, layout: TaskLayout, records: list[dict], sha: str | None = None) -> Path:
+    return write_answers(tmp_path / "runs" / "sys", "policy_case", sha or layout.items_sha256, records)
+
+
+def read(tmp_path: Path, layout: TaskLayout, records: list[dict]):
+    return read_task_answers(answer_file(tmp_path, layout, records), layout, "sys")
+
+
+def test_probabilities_are_normalised_over_listed_options_and_unknown_keys_ignored(
+    tmp_path: Path, layout: TaskLayout
+) -> None:
+    a = read(
+        tmp_path,
+        layout,
+        [
+            {"id": "policy_case:00000", "p": {"approve": 2, "deny": 1, "escalate": 1}},
+            {
+                "id": "policy_case:00001",
+                "p": {"deny": 0.3, "maybe": 5.0, "other": 1},
+            },  # escalate missing -> 0
+            *[{"id": f"policy_case:{i:05d}", "p": {"approve": 1}} for i in range(2, 6)],
+        ],
+    )
+    np.testing.assert_allclose(a.probabilities[0], [0.5, 0.25, 0.25])
+    np.testing.assert_allclose(a.probabilities[1], [0.0, 1.0, 0.0])
+    assert a.ignored_keys == 2
+    assert a.correct[:2].tolist() == [True, True]
+
+
+def test_invalid_probabilities_fail_and_count_as_uniform_and_incorrect(
+    tmp_path: Path, layout: TaskLayout
+) -> None:
+    a = read(
+        tmp_path,
+        layout,
+        [
+            {"id": "policy_case:00000", "p": {"approve": 0.9, "deny": -0.1}},
+            {"id": "policy_case:00001", "p": {"approve": 0.0, "deny": 0.0, "escalate": 0.0}},
+            {"id": "policy_case:00002", "p": {"approve": 0.5, "deny": "0.5"}},
+            {"id": "policy_case:00003", "p": {"approve": 0.5, "deny": True}},
+            {"id": "policy_case:00004", "error": "context length exceeded"},
+        ],
+    )
+    path = tmp_path / "runs" / "sys" / "policy_case.jsonl"
+    path.write_text(
+        path.read_text().replace('"deny": -0.1', '"deny": NaN', 0) + '{"id": "policy_case:00005", '
+        '"p": {"approve": NaN, "deny": 1}}\n'
+    )
+    a = read_task_answers(path, layout, "sys")
+    assert a.failed.tolist() == [True] * 6
+    assert a.invalid_records == 5 and a.error_records == 1
+    np.testing.assert_allclose(a.probabilities, np.full((6, 3), 1 / 3))
+    np.testing.assert_allclose(a.confidence, 1 / 3)
+    assert not a.correct.any()  # item 0's gold is the first option: the uniform argmax, still incorrect
+
+
+def test_argmax_ties_go_to_the_first_listed_option(tmp_path: Path, layout: TaskLayout) -> None:
+    a = read(
+        tmp_path,
+        layout,
+        [
+            {"id": "policy_case:00000", "p": {"approve": 0.4, "deny": 0.4, "escalate": 0.2}},
+            {"id": "policy_case:00001", "p": {"approve": 0.2, "deny": 0.4, "escalate": 0.4}},
+        ]
+        + [{"id": f"policy_case:{i:05d}", "p": {"deny": 1}} for i in range(2, 6)],
+    )
+    assert a.predicted[:2].tolist() == [0, 1]
+    assert a.correct[:2].tolist() == [True, True]
+
+
+def test_missing_records_are_failed_and_coverage_needs_99_percent(tmp_path: Path) -> None:
+    items = [
+        Item(
+            id=f"t:{i:05d}",
+            family="t",
+            layer="A",
+            version="1",
+            group=None,
+            level=1,
+            variation=None,
+            domain=None,
+            state="s",
+            question="q",
+            options=(Option("yes", ""), Option("no", "")),
+            answer="yes",
+        )
+        for i in range(200)
+    ]
+    write_items(tmp_path / "t.jsonl", items)
+    layout = read_layout(tmp_path / "t.jsonl")
+    records = [{"id": f"t:{i:05d}", "p": {"yes": 1}} for i in range(200)]
+    a = read_task_answers(write_answers(tmp_path / "r", "t", layout.items_sha256, records[:198]), layout, "s")
+    assert coverage_shortfall(a) is None  # 198/200 = 99%: included
+    assert a.failed[198:].all() and not a.correct[198:].any() and a.correct[:198].all()
+    b = read_task_answers(write_answers(tmp_path / "r", "t", layout.items_sha256, records[:197]), layout, "s")
+    assert coverage_shortfall(b) == "records for 197 of 200 items (98.5%), below the 99% a task needs"
+    errors = [{"id": r["id"], "error": "timeout"} for r in records]
+    c = read_task_answers(write_answers(tmp_path / "r", "t", layout.items_sha256, errors), layout, "s")
+    assert coverage_shortfall(c) is None and c.failed.all()  # explicit errors are records
+
+
+def test_optional_fields_are_read(tmp_path: Path, layout: TaskLayout) -> None:
+    a = read(
+        tmp_path,
+        layout,
+        [
+            {"id": "policy_case:00000", "p": {"approve": 1}, "tokens": 120, "closed": True, "latency_s": 1.5},
+            {"id": "policy_case:00001", "p": {"deny": 1}, "tokens": 80, "closed": False, "latency_s": None},
+        ],
+    )
+    assert a.tokens[:2].tolist() == [120, 80] and a.closed[:2].tolist() == [1.0, 0.0]
+    assert a.latency_s[0] == 1.5 and math.isnan(a.latency_s[1]) and math.isnan(a.tokens[2])
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"id": "policy_case:00000", "p": {"approve": 1}', "not valid JSON"),
+        ('["policy_case:00000"]', "expected a JSON object, found list"),
+        ('{"p": {"approve": 1}}', "missing or non-string 'id'"),
+        (
+            '{"id": "policy_case:00099", "p": {"approve": 1}}',
+            "unknown id 'policy_case:00099' (not an item of",
+        ),
+        (
+            '{"id": "policy_case:00001", "p": {"approve": 1}}',
+            "duplicate id 'policy_case:00001' (first on line 1)",
+        ),
+        ('{"id": "policy_case:00000"}', "needs 'p' (an object of option probabilities) or 'error'"),
+        ('{"id": "policy_case:00000", "p": [0.5, 0.5]}', "needs 'p'"),
+        ('{"id": "policy_case:00000", "p": {"approve": 1}, "tokens": -3}', "field 'tokens' must be"),
+        ('{"id": "policy_case:00000", "p": {"approve": 1}, "closed": "yes"}', "field 'closed' must be"),
+        ("", "not valid JSON"),
+    ],
+)
+def test_malformed_lines_are_errors_naming_file_and_line(
+    tmp_path: Path, layout: TaskLayout, line: str, message: str
+) -> None:
+    path = answer_file(tmp_path, layout, [{"id": "policy_case:00001", "p": {"deny": 1}}])
+    path.write_text(path.read_text() + line + "\n")
+    with pytest.raises(AnswerFileError) as error:
+        read_task_answers(path, layout, "sys")
+    assert str(error.value).startswith(f"{path}:2: ")
+    assert message in str(error.value)
+
+
+def test_a_hash_mismatch_names_both_hashes(tmp_path: Path, layout: TaskLayout) -> None:
+    path = answer_file(tmp_path, layout, [], sha="ab" * 32)
+    with pytest.raises(AnswerFileError) as error:
+        read_task_answers(path, layout, "sys")
+    text = str(error.value)
+    assert "ab" * 32 in text and layout.items_sha256 in text and str(layout.items_path) in text
+
+
+def test_a_missing_or_broken_meta_file_is_an_error(tmp_path: Path, layout: TaskLayout) -> None:
+    path = answer_file(tmp_path, layout, [])
+    meta = path.with_name("policy_case.meta.json")
+    meta.write_text("{not json")
+    with pytest.raises(AnswerFileError, match=r"policy_case\.meta\.json: not valid JSON"):
+        read_task_answers(path, layout, "sys")
+    meta.write_text(json.dumps({"items": "x"}))
+    with pytest.raises(AnswerFileError, match="no 'items_sha256' string"):
+        read_task_answers(path, layout, "sys")
+    meta.unlink()
+    with pytest.raises(AnswerFileError, match=r"policy_case\.meta\.json: missing"):
+        read_task_answers(path, layout, "sys")
+
+
+def test_loading_runs_excludes_tasks_with_reasons_and_collects_warnings(tmp_path: Path) -> None:
+    items = make_items(300)
+    sha = write_items(tmp_path / "items" / "policy_case.jsonl", items)
+    full = [{"id": it.id, "p": {"approve": 0.5, "deny": 0.5, "extra": 1}} for it in items]
+    write_answers(tmp_path / "runs" / "complete", "policy_case", sha, full)
+    write_answers(tmp_path / "runs" / "partial", "policy_case", sha, full[:290])
+    write_answers(tmp_path / "runs" / "partial", "unknown_task", sha, full[:1])
+    (tmp_path / "runs" / "nothing").mkdir()
+    loaded = load_runs(tmp_path / "runs", tmp_path / "items")
+    assert loaded.systems == ("complete", "nothing", "partial")
+    assert set(loaded.answers) == {("complete", "policy_case")}
+    reasons = {(x.system, x.task): x.reason for x in loaded.exclusions}
+    assert reasons == {
+        ("nothing", "policy_case"): "no answer file",
+        ("partial", "policy_case"): "records for 290 of 300 items (96.7%), below the 99% a task needs",
+    }
+    assert any("300 probabilities for keys that are not listed options" in w for w in loaded.warnings)
+    assert any("unknown_task.jsonl: no items for task 'unknown_task'" in w for w in loaded.warnings)
+    with pytest.raises(AnswerFileError, match="no folder for system"):
+        load_runs(tmp_path / "runs", tmp_path / "items", systems=["ghost"])
