@@ -50,6 +50,7 @@ class DP:
         families: str | Sequence[str] | None = None,
         out: str | None = None,
         jobs: int = 1,
+        manifest: bool = True,
     ) -> None:
         """Draw the core items and write <out>/<family>.jsonl plus <out>/MANIFEST.json.
 
@@ -59,19 +60,44 @@ class DP:
           families: comma-separated family names (default: all registered families).
           out: output folder (default as described under seed).
           jobs: worker processes; the bytes written are the same for any number.
+          manifest: also write MANIFEST.json (--nomanifest writes only the items files; `dp manifest`
+            builds the manifest afterwards, as the DVC pipeline does).
         """
         from decisionpivot.generate.run import write_family_files
-        from decisionpivot.verify import chance_pair_accuracy
 
         folder = Path(out) if out else _default_items_dir(int(seed))
-        manifest = write_family_files(
+        written = write_family_files(
             folder, int(seed), _names(families), jobs=int(jobs), benchmark_version=BENCHMARK_VERSION,
-            progress=int(jobs) == 1 and sys.stderr.isatty(),
+            progress=int(jobs) == 1 and sys.stderr.isatty(), write_manifest=bool(manifest),
         )
         print(f"wrote {folder}/ (seed {seed})")
-        print(f"{'family':<18} {'layer':<5} {'items':>6} {'groups':>6}  sha256")
-        from decisionpivot.items import read_items
+        self._print_manifest(folder, written)
 
+    def manifest(self, items: str | None = None, seed: int = RELEASE_SEED,
+                 families: str | Sequence[str] | None = None) -> None:
+        """Write <items>/MANIFEST.json (counts, SHA-256, seed) from the items files already there.
+
+        Gives the same bytes as `dp generate` would for those files; the DVC pipeline draws one
+        family per stage with `dp generate --families F --nomanifest` and then runs this once.
+
+        Args:
+          items: items folder (default datasets/core/<version>, or datasets/fresh/seed-N/ for other seeds).
+          seed: the seed the files were drawn with (recorded in the manifest).
+          families: comma-separated family names (default: every registered family with a file there).
+        """
+        from decisionpivot.generate.run import rebuild_manifest
+
+        folder = Path(items) if items else _default_items_dir(int(seed))
+        written = rebuild_manifest(folder, int(seed), _names(families), benchmark_version=BENCHMARK_VERSION)
+        print(f"wrote {folder}/MANIFEST.json (seed {seed})")
+        self._print_manifest(folder, written)
+
+    @staticmethod
+    def _print_manifest(folder: Path, manifest: dict) -> None:
+        from decisionpivot.items import read_items
+        from decisionpivot.verify import chance_pair_accuracy
+
+        print(f"{'family':<18} {'layer':<5} {'items':>6} {'groups':>6}  sha256")
         chances = []
         for name, entry in manifest["families"].items():
             print(f"{name:<18} {entry['layer']:<5} {entry['items']:>6} {entry['groups']:>6}  "

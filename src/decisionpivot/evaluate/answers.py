@@ -53,6 +53,17 @@ class Shard:
 
 
 def now() -> str:
+    """The current UTC time in ISO 8601, or SOURCE_DATE_EPOCH's time when that variable is set.
+
+    SOURCE_DATE_EPOCH (https://reproducible-builds.org/specs/source-date-epoch/) makes the .meta.json
+    files byte-reproducible; the DVC pipeline sets it so a fresh clone reproduces the locked hashes.
+    """
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch:
+        try:
+            return dt.datetime.fromtimestamp(int(epoch), dt.UTC).isoformat()
+        except (ValueError, OverflowError, OSError):
+            raise AnswerFileError(f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of seconds") from None
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
 
 

@@ -110,11 +110,13 @@ def write_family_files(
     jobs: int = 1,
     benchmark_version: str = "",
     progress: bool = False,
+    write_manifest: bool = True,
 ) -> dict[str, Any]:
     """Draw the named families (all by default), write ``<family>.jsonl`` and merge MANIFEST.json.
 
     Files are written atomically; the manifest keeps entries of families not drawn this time.
-    Returns the manifest.
+    With ``write_manifest=False`` only the items files are written (the DVC pipeline draws one
+    family per stage and builds the manifest once with :func:`rebuild_manifest`). Returns the manifest.
     """
     out = Path(out)
     names = list(names) if names else [s.name for s in families()]
@@ -155,6 +157,59 @@ def write_family_files(
             "seed": seed,
         }
     manifest["families"] = dict(sorted(manifest["families"].items()))
+    if write_manifest:
+        _write_manifest(manifest_path, manifest)
+    return manifest
+
+
+def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
     text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
-    atomic_write_bytes(manifest_path, text.encode("utf-8"))
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def rebuild_manifest(
+    out: str | Path, seed: int, names: Sequence[str] | None = None, benchmark_version: str = ""
+) -> dict[str, Any]:
+    """Write ``<out>/MANIFEST.json`` from the ``<family>.jsonl`` files already in ``out``.
+
+    The result is byte-identical to the manifest ``write_family_files`` writes for the same files,
+    so the pipeline may draw each family in its own step. ``names`` default to every registered
+    family whose file exists; a named family without a file is an error. Each file must hold items
+    of its own family (checked), and ``seed`` is recorded as the seed they were drawn with.
+    """
+    from decisionpivot.items import read_items
+
+    out = Path(out)
+    if names:
+        chosen = list(names)
+        for name in chosen:
+            family(name)
+            if not (out / f"{name}.jsonl").exists():
+                raise DecisionPivotError(f"{out}/{name}.jsonl not found (draw it with `dp generate --families {name}`)")
+    else:
+        chosen = [s.name for s in families() if (out / f"{s.name}.jsonl").exists()]
+        if not chosen:
+            raise DecisionPivotError(f"{out}/: no items files of any registered family")
+    manifest: dict[str, Any] = {"benchmark": "DecisionPivot core", "version": benchmark_version, "families": {}}
+    for name in chosen:
+        path = out / f"{name}.jsonl"
+        items = read_items(path)
+        spec = family(name)
+        strangers = sorted({i.family for i in items} - {name})
+        if strangers:
+            raise DecisionPivotError(f"{path}: holds items of other families {strangers}")
+        versions = sorted({i.version for i in items})
+        if len(versions) != 1:
+            raise DecisionPivotError(f"{path}: items carry several generator versions {versions}")
+        manifest["families"][name] = {
+            "file": path.name,
+            "layer": spec.layer,
+            "items": len(items),
+            "groups": len({i.group for i in items}),
+            "sha256": sha256_file(path),
+            "generator_version": versions[0],
+            "seed": seed,
+        }
+    manifest["families"] = dict(sorted(manifest["families"].items()))
+    _write_manifest(out / MANIFEST_NAME, manifest)
     return manifest
