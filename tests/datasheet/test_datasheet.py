@@ -15,7 +15,6 @@ from decisionpivot.reconstruct.card import all_cards
 from tests.release.conftest import sample_cards, write_core, write_reference
 
 REPO = Path(__file__).resolve().parents[2]
-REAL_CORE = REPO / "datasets" / "core" / "1.1"
 REAL_REFERENCE = REPO / "datasets" / "reference"
 
 
