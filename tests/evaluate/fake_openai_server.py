@@ -4,20 +4,26 @@ Every request is keyed by the SHA-256 of its user message, so a test can tell in
 meets which fault. ``plan(digest) -> fault`` chooses it; transient faults (429, 500, stall) happen on
 the first attempt only. Replies are deterministic: the probabilities depend on the digest only, so
 an interrupted and an uninterrupted run give the same answers.
+
+The server is asyncio (aiohttp.web) on its own event loop in a background thread, so latency and
+stalls cost no thread each and the server keeps up with hundreds of requests per second (the
+throughput benchmark measures the runner, not this server).
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import hashlib
 import json
 import re
+import socket
 import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from aiohttp import web
 
 FAULTS = ("ok", "429", "500", "stall", "malformed", "missing_key", "unnormalised", "truncated", "always_500")
 
@@ -48,67 +54,56 @@ class FakeOpenAI:
         self.retry_after = retry_after
         self.attempts: dict[str, list[float]] = defaultdict(list)
         self.requests: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(body)
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", "0"))
-                payload = json.loads(self.rfile.read(length))
-                server.handle(self, payload)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.runner: web.AppRunner | None = None
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
 
     def __enter__(self) -> FakeOpenAI:
         self.thread.start()
+        asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(timeout=30)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        if self.runner is not None:
+            asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(timeout=30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=30)
+        self.loop.close()
 
-    def handle(self, handler: Any, payload: dict[str, Any]) -> None:
+    async def _start(self) -> None:
+        app = web.Application(client_max_size=64 * 2**20)
+        app.router.add_post("/v1/chat/completions", self._serve)
+        self.runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)  # stalled handlers are not waited for
+        await self.runner.setup()
+        await web.SockSite(self.runner, self.sock).start()
+
+    async def _serve(self, request: web.Request) -> web.Response:
+        payload = json.loads(await request.read())
         user = payload["messages"][-1]["content"]
         digest = digest_of(user)
-        with self.lock:
-            self.attempts[digest].append(time.monotonic())
-            attempt = len(self.attempts[digest])
-            self.requests.append({k: v for k, v in payload.items() if k != "messages"})
+        self.attempts[digest].append(time.monotonic())  # one event loop: no lock needed
+        attempt = len(self.attempts[digest])
+        self.requests.append({k: v for k, v in payload.items() if k != "messages"})
         fault = self.plan(digest)
         if self.latency_s:
-            time.sleep(self.latency_s)
+            await asyncio.sleep(self.latency_s)
         keys = option_keys(user)
         probs = deterministic_probs(digest, keys)
         if fault == "429" and attempt == 1:
-            return handler._send(429, b'{"error": "rate limited"}', {"Retry-After": self.retry_after})
+            return _reply(429, b'{"error": "rate limited"}', {"Retry-After": self.retry_after})
         if (fault == "500" and attempt == 1) or fault == "always_500":
-            return handler._send(500, b'{"error": "internal"}')
+            return _reply(500, b'{"error": "internal"}')
         if fault == "stall" and attempt == 1:
-            time.sleep(self.stall_s)
-            return handler._send(200, self._completion("{}", "stop"))
+            await asyncio.sleep(self.stall_s)
+            return _reply(200, self._completion("{}", "stop"))
         if fault == "malformed":
-            return handler._send(200, b'{"choices": [ {"message": ')
+            return _reply(200, b'{"choices": [ {"message": ')
         finish = "stop"
         if fault == "missing_key":
             probs.pop(keys[0])
@@ -117,7 +112,7 @@ class FakeOpenAI:
         content = f"<think>Checking the decisive fact.</think>\n```json\n{json.dumps(probs)}\n```"
         if fault == "truncated":
             content, finish = "<think>Let me reason about every row of the table and", "length"
-        handler._send(200, self._completion(content, finish))
+        return _reply(200, self._completion(content, finish))
 
     @staticmethod
     def _completion(content: str, finish: str) -> bytes:
@@ -126,3 +121,7 @@ class FakeOpenAI:
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
             "usage": {"prompt_tokens": 100, "completion_tokens": len(content) // 4, "total_tokens": 100},
         }).encode()
+
+
+def _reply(status: int, body: bytes, headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(status=status, body=body, content_type="application/json", headers=headers)

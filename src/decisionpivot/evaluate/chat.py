@@ -1,6 +1,7 @@
 """The `chat` runner: OpenAI-compatible chat completions, at scale and unattended.
 
-Bounded in-flight requests (a fixed pool of workers), an optional requests-per-minute limit,
+Bounded in-flight requests (a fixed pool of workers over one aiohttp session, whose per-request CPU
+cost is a third of httpx's: see benchmarks/evaluate_throughput.py), an optional requests-per-minute limit,
 exponential backoff with full jitter that honours ``Retry-After`` on 429/5xx and timeouts, a retry
 budget per task, and one record per item whatever happens: a reply that cannot be read becomes an
 error record and its raw text goes to ``<task>.raw.jsonl`` beside the answers.
@@ -14,12 +15,14 @@ import json
 import os
 import random
 import time
+import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-import httpx
+import aiohttp
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.prompt import ReplyError, chat_messages, parse_reply
@@ -32,7 +35,6 @@ BACKOFF_BASE_S = 1.0
 BACKOFF_CAP_S = 60.0
 RETRY_AFTER_CAP_S = 300.0
 CHARS_PER_TOKEN = 4
-CONNECTIONS_PER_CLIENT = 8
 
 
 @dataclass
@@ -99,6 +101,18 @@ def backoff_delay(attempt: int, retry_after: float | None, rng: random.Random,
     return delay
 
 
+def proxy_for(url: str) -> str | None:
+    """The proxy the environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) names for ``url``, or None.
+
+    Looked up once per run: aiohttp's ``trust_env`` would look it up in a worker thread on every
+    request, and that thread's fight for the GIL costs more CPU than the request itself.
+    """
+    parts = urlsplit(url)
+    if parts.hostname and urllib.request.proxy_bypass(parts.hostname):
+        return None
+    return urllib.request.getproxies().get(parts.scheme)
+
+
 def estimated_tokens(messages: Sequence[dict[str, str]]) -> int:
     return sum(len(m["content"]) for m in messages) // CHARS_PER_TOKEN + 1
 
@@ -119,6 +133,7 @@ class ChatRunner:
                 )
             self.headers["Authorization"] = f"Bearer {key}"
         self.backoff_base = float(s.get("backoff_base_s") or BACKOFF_BASE_S)
+        self.proxy = proxy_for(self.url)
         self.rng = random.Random(0)
 
     def _payload(self, item: Item) -> dict[str, Any]:
@@ -132,7 +147,7 @@ class ChatRunner:
         payload.update(s.get("extra_body") or {})
         return payload
 
-    async def _ask(self, client: httpx.AsyncClient, item: Item, limiter: RateLimiter, budget: RetryBudget,
+    async def _ask(self, session: aiohttp.ClientSession, item: Item, limiter: RateLimiter, budget: RetryBudget,
                    counters: RunCounters, raw_log: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
         """One item, with retries; always returns a record."""
         s = self.system.settings
@@ -141,6 +156,7 @@ class ChatRunner:
             estimate = estimated_tokens(payload["messages"])
             reason = f"input longer than the declared context ({estimate} estimated tokens > {s['context_tokens']})"
             return {"id": item.id, "error": reason}
+        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         attempt = 0
         while True:
             await limiter.wait()
@@ -148,25 +164,27 @@ class ChatRunner:
             failure: str
             retry_after: float | None = None
             try:
-                response = await client.post(self.url, json=payload, headers=self.headers)
-            except httpx.TimeoutException:
+                async with session.post(self.url, data=body, headers=self.headers, proxy=self.proxy) as response:
+                    status = response.status
+                    text = await response.text(encoding="utf-8", errors="replace")
+                    retry_after = retry_after_seconds(response.headers.get("Retry-After"))
+            except TimeoutError:
                 failure = f"timeout after {s['timeout_s']} s"
-            except httpx.TransportError as exc:
+            except aiohttp.ClientError as exc:
                 failure = f"connection error: {type(exc).__name__}"
             else:
                 latency = round(time.monotonic() - started, 3)
-                if response.status_code == 200:
-                    return self._record(item, response, latency, raw_log)
-                if response.status_code in FATAL_STATUS:
+                if status == 200:
+                    return self._record(item, text, latency, raw_log)
+                if status in FATAL_STATUS:
                     raise DecisionPivotError(
                         f"system {self.system.name!r}: the endpoint refused the request with HTTP "
-                        f"{response.status_code} ({response.text[:200]!r}); check the API key variable"
+                        f"{status} ({text[:200]!r}); check the API key variable"
                     )
-                failure = f"HTTP {response.status_code}"
-                if response.status_code not in RETRY_STATUS:
-                    raw_log({"id": item.id, "error": failure, "raw": response.text[:20000]})
-                    return {"id": item.id, "error": f"{failure}: {response.text[:300]}"}
-                retry_after = retry_after_seconds(response.headers.get("Retry-After"))
+                failure = f"HTTP {status}"
+                if status not in RETRY_STATUS:
+                    raw_log({"id": item.id, "error": failure, "raw": text[:20000]})
+                    return {"id": item.id, "error": f"{failure}: {text[:300]}"}
             attempt += 1
             if attempt >= int(s["max_attempts"]):
                 return {"id": item.id, "error": f"{failure} (gave up after {attempt} attempts)"}
@@ -175,17 +193,19 @@ class ChatRunner:
             counters.retries += 1
             await asyncio.sleep(backoff_delay(attempt - 1, retry_after, self.rng, self.backoff_base))
 
-    def _record(self, item: Item, response: httpx.Response, latency: float,
+    def _record(self, item: Item, text: str, latency: float,
                 raw_log: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
         try:
-            body = response.json()
+            body = json.loads(text)
             choice = body["choices"][0]
             content = choice["message"].get("content") or ""
             finish = choice.get("finish_reason")
         except (json.JSONDecodeError, KeyError, IndexError, TypeError, AttributeError):
-            raw_log({"id": item.id, "error": "malformed response body", "raw": response.text[:20000]})
+            raw_log({"id": item.id, "error": "malformed response body", "raw": text[:20000]})
             return {"id": item.id, "error": "malformed response body (not a chat completion)", "latency_s": latency}
         usage = body.get("usage") or {}
+        if not isinstance(usage, dict):
+            usage = {}
         extra: dict[str, Any] = {"latency_s": latency, "closed": finish != "length"}
         if isinstance(usage.get("completion_tokens"), int):
             extra["tokens"] = usage["completion_tokens"]
@@ -213,32 +233,26 @@ class ChatRunner:
                 raw_handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
                 raw_handle.flush()
 
-            timeout = httpx.Timeout(float(s["timeout_s"]), connect=min(30.0, float(s["timeout_s"])))
+            timeout_s = float(s["timeout_s"])
+            timeout = aiohttp.ClientTimeout(total=timeout_s, connect=min(30.0, timeout_s))
             concurrency = min(int(s["concurrency"]), max(len(items), 1))
-            # httpcore scans its whole pool on every request; small pools keep that scan cheap
-            n_clients = -(-concurrency // CONNECTIONS_PER_CLIENT)
-            per_client = -(-concurrency // n_clients)
-            limits = httpx.Limits(max_connections=per_client, max_keepalive_connections=per_client)
-            clients = [httpx.AsyncClient(timeout=timeout, limits=limits) for _ in range(n_clients)]
-            try:
+            connector = aiohttp.TCPConnector(limit=concurrency)
+            async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
 
-                async def worker(client: httpx.AsyncClient) -> None:
+                async def worker() -> None:
                     while True:
                         try:
                             item = queue.get_nowait()
                         except asyncio.QueueEmpty:
                             return
-                        record = await self._ask(client, item, limiter, budget, counters, raw_log)
+                        record = await self._ask(session, item, limiter, budget, counters, raw_log)
                         emit(record)
                         if on_progress:
                             on_progress()
 
-                workers = [asyncio.create_task(worker(clients[i % n_clients])) for i in range(concurrency)]
+                workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
                 try:
                     await asyncio.gather(*workers)
                 finally:
                     for w in workers:
                         w.cancel()
-            finally:
-                for client in clients:
-                    await client.aclose()
