@@ -110,3 +110,30 @@ def test_missing_api_key_variable_is_a_clear_error(tmp_path: Path, items_dir: Pa
     config = chat_config(tmp_path, "http://127.0.0.1:9/v1", api_key_env="DP_TEST_KEY")
     with pytest.raises(DecisionPivotError, match="DP_TEST_KEY is not set"):
         evaluate_system(get_system("fake", config), items_dir, tmp_path / "runs", limit=1, progress=False)
+
+
+def test_proxy_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from decisionpivot.evaluate.chat import proxy_for
+
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    monkeypatch.setenv("NO_PROXY", "internal.example")
+    for name in ("https_proxy", "no_proxy", "http_proxy", "HTTP_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    assert proxy_for("https://api.example/v1/chat/completions") == "http://proxy.example:3128"
+    assert proxy_for("https://internal.example/v1/chat/completions") is None
+    assert proxy_for("http://api.example/v1/chat/completions") is None
+
+
+def test_requests_go_through_the_environment_proxy(tmp_path: Path, items_dir: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # The "proxy" is the fake server itself: it receives the absolute-form request line for an
+    # endpoint that does not resolve, so every answer proves the request went through the proxy.
+    for name in ("https_proxy", "no_proxy", "http_proxy", "HTTPS_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("HTTP_PROXY", server.base_url.removesuffix("/v1"))
+        config = chat_config(tmp_path, "http://endpoint.invalid/v1", max_attempts=1)
+        [run] = evaluate_system(get_system("fake", config), items_dir, tmp_path / "runs", limit=3, progress=False)
+    got = records(run.path)
+    assert len(got) == 3 and all("p" in r for r in got), got
+    assert len(server.requests) == 3
