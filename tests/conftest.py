@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from functools import cache
 
 import pytest
 
 from decisionpivot import RELEASE_SEED
-from decisionpivot.generate.registry import families
+from decisionpivot.generate.common.seeding import group_rng
+from decisionpivot.generate.family import Group, GroupPlan
+from decisionpivot.generate.registry import families, family
 from decisionpivot.generate.run import FamilyDraw, draw_family
+from decisionpivot.items import Item
 
 FAMILY_NAMES = [spec.name for spec in families()]
 
@@ -16,6 +20,23 @@ FAMILY_NAMES = [spec.name for spec in families()]
 @cache
 def cached_draw(name: str, seed: int = RELEASE_SEED) -> FamilyDraw:
     return draw_family(name, seed)
+
+
+@cache
+def built_groups(name: str, seed: int = RELEASE_SEED) -> tuple[tuple[GroupPlan, Group], ...]:
+    """A draw's groups rebuilt with their structured cases (same seeds as the draw), by level and index."""
+    spec = family(name)
+    config = spec.config_type()
+    plans = sorted(spec.plan(config), key=lambda p: (p.level, p.index))
+    return tuple((p, spec.build_group(p, group_rng(name, seed, p.level, p.index), config)) for p in plans)
+
+
+def items_by_group(name: str, seed: int = RELEASE_SEED) -> dict[str, list[Item]]:
+    """A draw's items by contrast group, in file order."""
+    groups: dict[str, list[Item]] = defaultdict(list)
+    for item in cached_draw(name, seed).items:
+        groups[item.group or item.id].append(item)
+    return dict(groups)
 
 
 @pytest.fixture(params=FAMILY_NAMES)

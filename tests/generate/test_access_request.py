@@ -5,18 +5,15 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from dataclasses import replace
-from functools import cache
 
 import pytest
 
-from decisionpivot import RELEASE_SEED
 from decisionpivot.generate import access_request as ar
-from decisionpivot.generate.common.seeding import group_rng
-from decisionpivot.generate.family import Group, GroupPlan, case_difference
+from decisionpivot.generate.family import case_difference
 from decisionpivot.generate.registry import family
 from decisionpivot.items import Item
 from decisionpivot.solve.access_request import solve
-from tests.conftest import cached_draw
+from tests.conftest import built_groups, cached_draw
 
 CONFIG = ar.AccessRequestConfig()
 EXPECTED_SPLIT = {
@@ -31,13 +28,6 @@ DECISIVE_SHAPES = {
     "seal": [r"seals/\d+"],
     "deny": [r"denies/\d+/(who|action|folder)"],
 }
-
-
-@cache
-def built_groups() -> tuple[tuple[GroupPlan, Group], ...]:
-    """The release groups rebuilt from their plans, with the structured cases."""
-    return tuple((p, ar.build_group(p, group_rng(ar.NAME, RELEASE_SEED, p.level, p.index), CONFIG))
-                 for p in ar.plan(CONFIG))
 
 
 def pairs() -> list[tuple[Item, Item]]:
@@ -60,12 +50,12 @@ def test_pairs_and_variation_counts_per_level() -> None:
 
 
 def test_member_order_is_shuffled() -> None:
-    first_yes = sum(1 for p in built_groups() if p[1].members[0].answer == "yes")
+    first_yes = sum(1 for p in built_groups(ar.NAME) if p[1].members[0].answer == "yes")
     assert 110 <= first_yes <= 190
 
 
 def test_positive_has_exactly_one_granting_path_and_negative_breaks_one_link() -> None:
-    for plan, group in built_groups():
+    for plan, group in built_groups(ar.NAME):
         pos = next(m for m in group.members if m.answer == "yes").case
         neg = next(m for m in group.members if m.answer == "no").case
         assert len(ar.granting_paths(pos)) == 1 and not ar.applicable_denies(pos)
@@ -77,7 +67,7 @@ def test_positive_has_exactly_one_granting_path_and_negative_breaks_one_link() -
 
 
 def test_members_differ_only_at_the_decisive_link() -> None:
-    for plan, group in built_groups():
+    for plan, group in built_groups(ar.NAME):
         a, b = (m.case for m in group.members)
         leaves = case_difference(a, b)
         diff = sorted(group.decisive)
@@ -102,7 +92,7 @@ def test_rendered_members_differ_in_at_most_two_lines() -> None:
 
 
 def test_level_sizes() -> None:
-    for plan, group in built_groups():
+    for plan, group in built_groups(ar.NAME):
         case = group.members[0].case
         i = plan.level - 1
         assert max(ar._depth(f) for f in case["folders"]) == CONFIG.depth[i]
@@ -124,7 +114,7 @@ def test_near_misses_appear_in_both_members() -> None:
     """Seals on or above the granting folder, and deny entries one field off, are common distractors."""
     seal_on_or_above = 0
     deny_near = 0
-    for plan, group in built_groups():
+    for plan, group in built_groups(ar.NAME):
         if plan.level == 1:
             continue
         pos = next(m for m in group.members if m.answer == "yes").case

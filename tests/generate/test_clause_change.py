@@ -4,45 +4,21 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections import Counter, defaultdict
-from functools import cache
+from collections import Counter
 from typing import Any
 
 import pytest
 
-from decisionpivot import RELEASE_SEED
 from decisionpivot.generate import clause_change as C
-from decisionpivot.generate.common.seeding import group_rng
-from decisionpivot.generate.family import Group, GroupPlan, case_difference
+from decisionpivot.generate.family import case_difference
 from decisionpivot.generate.registry import family
-from decisionpivot.items import Item
-from tests.conftest import cached_draw
+from tests.conftest import built_groups, cached_draw, items_by_group
 
 EXPECTED_ANSWERS = {
     1: {"same": 67, "yes_only_A": 67, "yes_only_B": 66},
     2: {"same": 67, "yes_only_A": 66, "yes_only_B": 67},
     3: {"same": 66, "yes_only_A": 67, "yes_only_B": 67},
 }
-
-
-def _items() -> tuple[Item, ...]:
-    return cached_draw(C.NAME).items
-
-
-def _groups() -> dict[str, list[Item]]:
-    groups: dict[str, list[Item]] = defaultdict(list)
-    for item in _items():
-        groups[item.group or ""].append(item)
-    return groups
-
-
-@cache
-def _built() -> tuple[tuple[GroupPlan, Group], ...]:
-    """The release groups rebuilt with their structured cases (same seeds as the draw)."""
-    spec = family(C.NAME)
-    config = C.ClauseChangeConfig()
-    return tuple((p, spec.build_group(p, group_rng(C.NAME, RELEASE_SEED, p.level, p.index), config))
-                 for p in sorted(spec.plan(config), key=lambda p: (p.level, p.index)))
 
 
 def _windows(case: dict[str, Any]) -> dict[str, tuple[int, int]]:
@@ -53,7 +29,7 @@ def _windows(case: dict[str, Any]) -> dict[str, tuple[int, int]]:
 
 
 def test_group_layout() -> None:
-    groups = _groups()
+    groups = items_by_group(C.NAME)
     assert len(groups) == 200
     sizes = Counter((members[0].level, len(members)) for members in groups.values())
     assert sizes == {(1, 3): 66, (1, 2): 1, (2, 3): 66, (2, 2): 1, (3, 3): 64, (3, 4): 2}
@@ -61,18 +37,19 @@ def test_group_layout() -> None:
 
 def test_answers_balanced_per_level_and_overall() -> None:
     for level, expected in EXPECTED_ANSWERS.items():
-        assert Counter(i.answer for i in _items() if i.level == level) == expected
-    assert Counter(i.answer for i in _items()) == {"same": 200, "yes_only_A": 200, "yes_only_B": 200}
-    assert Counter(i.variation for i in _items()) == {"lower_gap": 200, "upper_gap": 200, "outside": 200}
+        assert Counter(i.answer for i in cached_draw(C.NAME).items if i.level == level) == expected
+    assert Counter(i.answer for i in cached_draw(C.NAME).items) == {"same": 200, "yes_only_A": 200, "yes_only_B": 200}
+    variations = Counter(i.variation for i in cached_draw(C.NAME).items)
+    assert variations == {"lower_gap": 200, "upper_gap": 200, "outside": 200}
 
 
 def test_options_fixed_in_order() -> None:
-    for item in _items():
+    for item in cached_draw(C.NAME).items:
         assert item.option_keys == ("same", "yes_only_A", "yes_only_B")
 
 
 def test_each_group_has_one_looser_version_and_a_same_member() -> None:
-    for members in _groups().values():
+    for members in items_by_group(C.NAME).values():
         answers = Counter(m.answer for m in members)
         assert answers["same"] == 1
         assert len(answers) == 2, answers
@@ -82,7 +59,7 @@ def test_each_group_has_one_looser_version_and_a_same_member() -> None:
 
 
 def test_pivot_is_the_fact_value_only() -> None:
-    for _, group in _built():
+    for _, group in built_groups(C.NAME):
         assert group.decisive == frozenset({"fact/value"})
         base = group.members[0]
         for other in group.members[1:]:
@@ -94,7 +71,7 @@ def test_pivot_is_the_fact_value_only() -> None:
 
 
 def test_placements_match_the_windows() -> None:
-    for plan, group in _built():
+    for plan, group in built_groups(C.NAME):
         loose = plan.params["loose"]
         strict = "B" if loose == "A" else "A"
         for member in group.members:
@@ -115,7 +92,7 @@ def test_boundary_values() -> None:
     at_limit: Counter[bool] = Counter()
     one_past: Counter[bool] = Counter()
     members: Counter[bool] = Counter()
-    for _, group in _built():
+    for _, group in built_groups(C.NAME):
         for member in group.members:
             windows = _windows(dict(member.case))
             value = member.case["fact"]["value"]
@@ -136,7 +113,7 @@ def test_printed_figures_do_not_give_the_answer_away() -> None:
     """'The fact equals a figure of a limit clause' is about as common for 'same' as for the others."""
     equal: Counter[bool] = Counter()
     total: Counter[bool] = Counter()
-    for _, group in _built():
+    for _, group in built_groups(C.NAME):
         for member in group.members:
             figures = {c["limit"][v] for c in member.case["clauses"] if c["kind"] != "other" for v in "AB"}
             same = member.answer == "same"
@@ -151,7 +128,7 @@ def _figures(text: str) -> list[str]:
 
 def test_level_sizes_and_distractor_changes() -> None:
     config = C.ClauseChangeConfig()
-    for plan, group in _built():
+    for plan, group in built_groups(C.NAME):
         case = group.members[0].case
         clauses = case["clauses"]
         low, high = config.clauses[plan.level - 1]
@@ -172,7 +149,7 @@ def test_level_sizes_and_distractor_changes() -> None:
 def test_state_length_grows_with_level() -> None:
     medians = {}
     for level in (1, 2, 3):
-        lengths = sorted(len(str(i.state)) for i in _items() if i.level == level)
+        lengths = sorted(len(str(i.state)) for i in cached_draw(C.NAME).items if i.level == level)
         medians[level] = lengths[len(lengths) // 2]
     assert 1600 <= medians[1] < medians[2] < medians[3] <= 5000, medians
 
@@ -180,10 +157,11 @@ def test_state_length_grows_with_level() -> None:
 def test_ignore_facts_reader_gets_two_thirds_of_items_and_no_group() -> None:
     heuristic = family(C.NAME).heuristics["ignore_facts"]
     for level in (1, 2, 3):
-        items = [i for i in _items() if i.level == level]
+        items = [i for i in cached_draw(C.NAME).items if i.level == level]
         accuracy = sum(heuristic(i)[i.answer or ""] for i in items) / len(items)
         assert 0.6 <= accuracy <= 0.7, (level, accuracy)
-    solved = sum(all(heuristic(m)[m.answer or ""] == 1.0 for m in members) for members in _groups().values())
+    groups = items_by_group(C.NAME).values()
+    solved = sum(all(heuristic(m)[m.answer or ""] == 1.0 for m in members) for members in groups)
     assert solved <= 1
 
 

@@ -4,28 +4,18 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from functools import cache
 
 import pytest
 
-from decisionpivot import RELEASE_SEED
 from decisionpivot.generate import filter_match as fm
 from decisionpivot.generate.common.seeding import group_rng
-from decisionpivot.generate.family import Group, GroupPlan, case_difference, flatten
+from decisionpivot.generate.family import Group, case_difference, flatten
 from decisionpivot.generate.registry import family
 from decisionpivot.items import Item, render_state
 from decisionpivot.solve.filter_match import constraint_holds
-from tests.conftest import cached_draw
+from tests.conftest import built_groups, cached_draw
 
 NAME = "filter_match"
-
-
-@cache
-def built(seed: int = RELEASE_SEED) -> tuple[tuple[GroupPlan, Group], ...]:
-    """The groups of a draw with their structured cases (same RNG streams as the draw)."""
-    config = fm.FilterMatchConfig()
-    plans = fm.plan(config)
-    return tuple((p, fm.build_group(p, group_rng(NAME, seed, p.level, p.index), config)) for p in plans)
 
 
 def members_by_answer(group: Group) -> tuple[dict, dict]:
@@ -70,7 +60,7 @@ def test_variation_counts_per_type_and_level() -> None:
 
 
 def test_members_differ_only_in_one_record_field() -> None:
-    for plan, group in built():
+    for plan, group in built_groups(NAME):
         yes, no = members_by_answer(group)
         diff = case_difference(yes, no)
         assert diff == set(group.decisive), (plan, diff)
@@ -108,7 +98,7 @@ def test_level_sizes() -> None:
 
 
 def test_request_mixes_computed_and_direct_constraints_once_each() -> None:
-    for plan, group in built():
+    for plan, group in built_groups(NAME):
         kinds = [s["type"] for s in group.members[0].case["constraints"]]
         assert len(set(kinds)) == len(kinds)
         assert plan.variation in kinds
@@ -117,7 +107,7 @@ def test_request_mixes_computed_and_direct_constraints_once_each() -> None:
 
 
 def test_only_the_decisive_constraint_fails_in_the_negative() -> None:
-    for plan, group in built():
+    for plan, group in built_groups(NAME):
         yes, no = members_by_answer(group)
         for spec in yes["constraints"]:
             assert fm.holds(spec, yes["record"])
@@ -130,7 +120,7 @@ def test_boundary_construction() -> None:
     On a strict limit the negative sits on the limit itself or one step past it.
     """
     seen_ops: Counter[tuple[str, str]] = Counter()
-    for plan, group in built():
+    for plan, group in built_groups(NAME):
         kind = plan.variation
         if kind in fm.CATEGORICAL_TYPES:
             continue
@@ -166,7 +156,7 @@ def test_boundary_construction() -> None:
 def test_one_cent_boundary_like_box_3_2() -> None:
     """shipping_total pairs differ by one or two cents of shipping fee around the limit."""
     found = 0
-    for plan, group in built():
+    for plan, group in built_groups(NAME):
         if plan.variation != "shipping_total":
             continue
         yes, no = members_by_answer(group)
@@ -182,7 +172,7 @@ def test_one_cent_boundary_like_box_3_2() -> None:
 
 
 def test_categorical_negatives_are_near_misses() -> None:
-    for plan, group in built():
+    for plan, group in built_groups(NAME):
         kind = plan.variation
         if kind not in fm.CATEGORICAL_TYPES:
             continue
@@ -212,7 +202,7 @@ def _letters_apart(a: str, b: str) -> int:
 def test_other_constraints_are_often_at_their_limit() -> None:
     """Near the limit is no cue: many non-decisive numeric constraints sit exactly on their limit."""
     at_limit = total = 0
-    for plan, group in built():
+    for plan, group in built_groups(NAME):
         yes, no = members_by_answer(group)
         for spec in yes["constraints"]:
             if spec["type"] == plan.variation or spec["type"] in fm.CATEGORICAL_TYPES:
@@ -226,7 +216,7 @@ def test_other_constraints_are_often_at_their_limit() -> None:
 
 
 def test_exact_arithmetic_no_floats_in_cases() -> None:
-    for _, group in built():
+    for _, group in built_groups(NAME):
         for member in group.members:
             for spec in member.case["constraints"]:
                 assert spec["limit"] is None or isinstance(spec["limit"], int)
@@ -238,7 +228,7 @@ def test_exact_arithmetic_no_floats_in_cases() -> None:
 def test_wording_currency_and_domain_variety() -> None:
     used: dict[tuple[str, str], set[str]] = defaultdict(set)
     currencies = Counter()
-    for _, group in built():
+    for _, group in built_groups(NAME):
         case = group.members[0].case
         currencies[case["currency"]] += 1
         for spec in case["constraints"]:
@@ -257,14 +247,14 @@ def _template_of(text: str) -> str:
 
 
 def test_constraint_sentences_read_back_to_their_specs() -> None:
-    for _, group in built():
+    for _, group in built_groups(NAME):
         for spec in group.members[0].case["constraints"]:
             parsed = fm.parse_constraint(spec["text"])
             assert parsed == {k: spec[k] for k in ("type", "op", "limit", "args")}, spec["text"]
 
 
 def test_solver_agrees_constraint_by_constraint() -> None:
-    for _, group in built():
+    for _, group in built_groups(NAME):
         for member in group.members:
             record = member.state["record"]
             for spec in member.case["constraints"]:

@@ -4,28 +4,16 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter, defaultdict
-from functools import cache
 from typing import Any
 
 import pytest
 
-from decisionpivot import RELEASE_SEED
 from decisionpivot.generate import goal_check as gc
-from decisionpivot.generate.common.seeding import group_rng
-from decisionpivot.generate.family import Group, GroupPlan, case_difference
+from decisionpivot.generate.family import Group, case_difference
 from decisionpivot.generate.registry import family
-from tests.conftest import cached_draw
+from tests.conftest import built_groups, cached_draw
 
 NAME = "goal_check"
-
-
-@cache
-def built_groups(seed: int = RELEASE_SEED) -> tuple[tuple[GroupPlan, Group], ...]:
-    config = gc.GoalCheckConfig()
-    return tuple(
-        (p, gc.build_group(p, group_rng(NAME, seed, p.level, p.index), config))
-        for p in sorted(gc.plan(config), key=lambda p: (p.level, p.index))
-    )
 
 
 def _members(group: Group) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -51,7 +39,7 @@ def test_pairs_variations_and_domains() -> None:
 
 
 def test_one_changed_step_breaks_exactly_one_condition() -> None:
-    for plan, group in built_groups():
+    for plan, group in built_groups(NAME):
         pos, neg = _members(group)
         assert gc.failing_conditions(pos) == []
         assert len(gc.failing_conditions(neg)) == 1
@@ -76,7 +64,7 @@ def test_one_changed_step_breaks_exactly_one_condition() -> None:
 
 
 def test_rendered_members_differ_only_in_the_changed_steps() -> None:
-    for plan, group in built_groups():
+    for plan, group in built_groups(NAME):
         a = group.members[0].state.splitlines()  # type: ignore[union-attr]
         b = group.members[1].state.splitlines()  # type: ignore[union-attr]
         assert len(a) == len(b)
@@ -90,7 +78,7 @@ def test_rendered_members_differ_only_in_the_changed_steps() -> None:
 
 def test_level_sizes_and_distractor_steps() -> None:
     config = gc.GoalCheckConfig()
-    for plan, group in built_groups():
+    for plan, group in built_groups(NAME):
         li = plan.level - 1
         for member in group.members:
             case = member.case
@@ -109,7 +97,7 @@ def test_level_sizes_and_distractor_steps() -> None:
 
 
 def test_failing_steps_are_in_every_trace_in_equal_number() -> None:
-    for _plan, group in built_groups():
+    for _plan, group in built_groups(NAME):
         pos, neg = _members(group)
         assert len(gc.simulate(pos)[2]) == len(gc.simulate(neg)[2]) >= 1
 
@@ -117,7 +105,7 @@ def test_failing_steps_are_in_every_trace_in_equal_number() -> None:
 def test_goal_kinds_vary_and_goal_paths_are_distinct() -> None:
     kinds = Counter()
     decisive_kinds = Counter()
-    for _plan, group in built_groups():
+    for _plan, group in built_groups(NAME):
         pos, neg = _members(group)
         paths = [c["path"] for c in pos["goal"]]
         assert len(set(paths)) == len(paths)

@@ -4,31 +4,14 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from functools import cache
 
 import pytest
 
-from decisionpivot import RELEASE_SEED
 from decisionpivot.generate import install_check as ic
-from decisionpivot.generate.common.seeding import group_rng
-from decisionpivot.generate.family import Group, GroupPlan, case_difference
-from decisionpivot.items import Item
-from tests.conftest import cached_draw
+from decisionpivot.generate.family import Group, case_difference
+from tests.conftest import built_groups, cached_draw
 
 NAME = "install_check"
-
-
-@cache
-def groups() -> tuple[tuple[GroupPlan, Group], ...]:
-    config = ic.InstallCheckConfig()
-    plans = sorted(ic.plan(config), key=lambda p: (p.level, p.index))
-    return tuple(
-        (p, ic.build_group(p, group_rng(NAME, RELEASE_SEED, p.level, p.index), config)) for p in plans
-    )
-
-
-def items() -> tuple[Item, ...]:
-    return cached_draw(NAME).items
 
 
 def members(group: Group) -> tuple[dict, dict]:
@@ -61,7 +44,7 @@ def test_version_ordering_and_ranges() -> None:
 
 def test_three_hundred_pairs() -> None:
     by_group = defaultdict(list)
-    for item in items():
+    for item in cached_draw(NAME).items:
         by_group[item.group].append(item)
     assert len(by_group) == 300
     for group_items in by_group.values():
@@ -73,16 +56,16 @@ def test_pair_types_per_level() -> None:
                 2: {"version_bound": 26, "missing_pin": 26, "unmet_requirement": 26, "conflict": 22},
                 3: {"version_bound": 26, "missing_pin": 26, "unmet_requirement": 26, "conflict": 22}}
     for level in (1, 2, 3):
-        level_items = [i for i in items() if i.level == level]
+        level_items = [i for i in cached_draw(NAME).items if i.level == level]
         assert Counter(i.answer for i in level_items) == {"yes": 100, "no": 100}
         assert Counter(i.variation for i in level_items if i.answer == "no") == expected[level]
         assert {i.variation for i in level_items if i.answer == "yes"} == {None}
-    overall = Counter(i.variation for i in items() if i.answer == "no")
+    overall = Counter(i.variation for i in cached_draw(NAME).items if i.answer == "no")
     assert overall == {"version_bound": 79, "missing_pin": 78, "unmet_requirement": 78, "conflict": 65}
 
 
 def test_members_differ_in_one_pin_only() -> None:
-    for plan, group in groups():
+    for plan, group in built_groups(NAME):
         positive, negative = members(group)
         name = package_of(group)
         assert case_difference(positive, negative) == {f"pins/{name}"}
@@ -98,13 +81,13 @@ def test_members_differ_in_one_pin_only() -> None:
 
 def test_pin_counts_per_level() -> None:
     config = ic.InstallCheckConfig()
-    for item in items():
+    for item in cached_draw(NAME).items:
         lo, hi = config.pins[item.level - 1]
         assert lo <= len(ic.parse_state(str(item.state))["pins"]) <= hi, item.id
 
 
 def test_each_negative_fails_exactly_one_check_of_its_type() -> None:
-    for plan, group in groups():
+    for plan, group in built_groups(NAME):
         positive, negative = members(group)
         assert all(ok for _, _, ok in ic.checks(positive))
         failing = [kind for kind, _, ok in ic.checks(negative) if not ok]
@@ -112,14 +95,14 @@ def test_each_negative_fails_exactly_one_check_of_its_type() -> None:
 
 
 def test_both_members_hold_a_text_comparison_trap() -> None:
-    for _plan, group in groups():
+    for _plan, group in built_groups(NAME):
         for member in group.members:
             assert ic.has_text_trap(dict(member.case))
 
 
 def test_version_bound_pairs_sit_at_the_bound() -> None:
     kinds = Counter()
-    for plan, group in groups():
+    for plan, group in built_groups(NAME):
         if plan.variation != "version_bound":
             continue
         positive, negative = members(group)
@@ -144,7 +127,7 @@ def test_version_bound_pairs_sit_at_the_bound() -> None:
 
 def test_runtime_requirements_sit_at_the_environment_version() -> None:
     seen = 0
-    for plan, group in groups():
+    for plan, group in built_groups(NAME):
         if plan.variation != "unmet_requirement":
             continue
         positive, negative = members(group)
@@ -159,34 +142,36 @@ def test_runtime_requirements_sit_at_the_environment_version() -> None:
 
 
 def test_text_comparison_heuristic_stays_at_chance() -> None:
-    picks = [max(ic.heuristic_string_versions(i).items(), key=lambda kv: kv[1])[0] for i in items()]
-    correct = [p == i.answer for p, i in zip(picks, items(), strict=True)]
+    items = cached_draw(NAME).items
+    picks = [max(ic.heuristic_string_versions(i).items(), key=lambda kv: kv[1])[0] for i in items]
+    correct = [p == i.answer for p, i in zip(picks, cached_draw(NAME).items, strict=True)]
     assert 0.45 <= sum(correct) / len(correct) <= 0.55
     by_group = defaultdict(list)
-    for item, ok in zip(items(), correct, strict=True):
+    for item, ok in zip(cached_draw(NAME).items, correct, strict=True):
         by_group[item.group].append(ok)
     assert sum(all(v) for v in by_group.values()) / len(by_group) <= 0.05
 
 
 def test_presence_only_heuristic_finds_only_missing_pins() -> None:
-    picks = [max(ic.heuristic_presence_only(i).items(), key=lambda kv: kv[1])[0] for i in items()]
-    accuracy = sum(p == i.answer for p, i in zip(picks, items(), strict=True)) / len(picks)
+    items = cached_draw(NAME).items
+    picks = [max(ic.heuristic_presence_only(i).items(), key=lambda kv: kv[1])[0] for i in items]
+    accuracy = sum(p == i.answer for p, i in zip(picks, cached_draw(NAME).items, strict=True)) / len(picks)
     assert 0.60 <= accuracy <= 0.66
-    caught = {i.variation for p, i in zip(picks, items(), strict=True) if p == "no"}
+    caught = {i.variation for p, i in zip(picks, cached_draw(NAME).items, strict=True) if p == "no"}
     assert caught == {"missing_pin"}
 
 
 def test_level_one_positives_need_about_three_checks() -> None:
     counts = [len(ic.checks(ic.parse_state(str(i.state))))
-              for i in items() if i.level == 1 and i.answer == "yes"]
+              for i in cached_draw(NAME).items if i.level == 1 and i.answer == "yes"]
     assert statistics.median(counts) == 3
-    medians = [statistics.median(len(ic.checks(ic.parse_state(str(i.state)))) for i in items()
+    medians = [statistics.median(len(ic.checks(ic.parse_state(str(i.state)))) for i in cached_draw(NAME).items
                                  if i.level == level and i.answer == "yes") for level in (1, 2, 3)]
     assert medians == sorted(medians)
 
 
 def test_parse_state_reads_back_the_case() -> None:
-    for _plan, group in groups()[:40]:
+    for _plan, group in built_groups(NAME)[:40]:
         for member in group.members:
             parsed = ic.parse_state(str(member.state))
             assert parsed["pins"] == member.case["pins"]
@@ -194,7 +179,7 @@ def test_parse_state_reads_back_the_case() -> None:
 
 
 def test_state_lengths() -> None:
-    medians = [statistics.median(len(str(i.state)) for i in items() if i.level == level)
+    medians = [statistics.median(len(str(i.state)) for i in cached_draw(NAME).items if i.level == level)
                for level in (1, 2, 3)]
     assert medians == sorted(medians)
     assert medians[0] >= 1600 and medians[2] <= 5000

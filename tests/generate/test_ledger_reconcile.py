@@ -5,41 +5,21 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import difflib
-from collections import Counter, defaultdict
-from functools import cache
+from collections import Counter
 
 import pytest
 
-from decisionpivot import RELEASE_SEED
 from decisionpivot.generate import ledger_reconcile as lr
 from decisionpivot.generate.common.seeding import group_rng
-from decisionpivot.generate.family import Group, GroupPlan, case_difference
+from decisionpivot.generate.family import case_difference
 from decisionpivot.generate.registry import family
-from decisionpivot.items import Item
-from tests.conftest import cached_draw
+from tests.conftest import built_groups, cached_draw, items_by_group
 
 NAME = "ledger_reconcile"
 
 
-@cache
-def built_groups() -> tuple[tuple[GroupPlan, Group], ...]:
-    """The release's groups with their structured cases (same seeds as the draw)."""
-    config = lr.LedgerReconcileConfig()
-    plans = sorted(lr.plan(config), key=lambda p: (p.level, p.index))
-    return tuple(
-        (p, lr.build_group(p, group_rng(NAME, RELEASE_SEED, p.level, p.index), config)) for p in plans
-    )
-
-
-def items_by_group() -> dict[str, list[Item]]:
-    groups: dict[str, list[Item]] = defaultdict(list)
-    for item in cached_draw(NAME).items:
-        groups[item.group].append(item)
-    return groups
-
-
 def test_group_count_and_sizes() -> None:
-    groups = items_by_group()
+    groups = items_by_group(NAME)
     assert len(groups) == 201
     for level in (1, 2, 3):
         sizes = Counter(len(m) for m in groups.values() if m[0].level == level)
@@ -79,7 +59,7 @@ def test_answer_and_variation_counts() -> None:
 
 
 def test_members_of_a_group_have_different_answers_and_share_options() -> None:
-    for members in items_by_group().values():
+    for members in items_by_group(NAME).values():
         assert len({m.answer for m in members}) == len(members)
         assert len({m.options for m in members}) == 1
         keys = [k for k in members[0].option_keys if k != "none"]
@@ -87,14 +67,14 @@ def test_members_of_a_group_have_different_answers_and_share_options() -> None:
 
 
 def test_pivot_only_ledger_b_lines_differ() -> None:
-    for _, group in built_groups():
+    for _, group in built_groups(NAME):
         assert group.decisive and all(p.startswith("b/") and p.count("/") == 1 for p in group.decisive)
         base = group.members[0].case
         for member in group.members[1:]:
             diff = case_difference(base, member.case)
             assert diff and all(p.split("/")[0] == "b" for p in diff)
     # rendered: everything before ledger B is identical, and ledger B differs in at most four lines
-    for members in items_by_group().values():
+    for members in items_by_group(NAME).values():
         heads = {str(m.state).partition("\nLedger B (")[0] for m in members}
         assert len(heads) == 1
         tails = [str(m.state).partition("\nLedger B (")[2].splitlines() for m in members]
@@ -106,7 +86,7 @@ def test_pivot_only_ledger_b_lines_differ() -> None:
 
 def test_level_sizes() -> None:
     config = lr.LedgerReconcileConfig()
-    for plan, group in built_groups():
+    for plan, group in built_groups(NAME):
         case = group.members[0].case
         i = plan.level - 1
         types = Counter(e["type"] for e in case["a"])
@@ -131,7 +111,7 @@ def _line_lag(case: dict, line: dict) -> int:
 
 def test_late_dates_sit_one_day_past_a_tolerance_met_by_the_other_members() -> None:
     seen = 0
-    for _, group in built_groups():
+    for _, group in built_groups(NAME):
         for member in group.members:
             if member.variation != "late_date":
                 continue
@@ -150,7 +130,7 @@ def test_late_dates_sit_one_day_past_a_tolerance_met_by_the_other_members() -> N
 
 def test_amount_breaks_include_the_one_cent_boundary() -> None:
     deltas: Counter[int] = Counter()
-    for _, group in built_groups():
+    for _, group in built_groups(NAME):
         for member in group.members:
             if member.variation not in ("changed_amount", "broken_split"):
                 continue
@@ -165,7 +145,7 @@ def test_amount_breaks_include_the_one_cent_boundary() -> None:
 
 
 def test_entry_types_broken_by_each_variation() -> None:
-    for _, group in built_groups():
+    for _, group in built_groups(NAME):
         for member in group.members:
             if member.variation is None:
                 continue

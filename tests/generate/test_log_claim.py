@@ -4,25 +4,16 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import replace
-from functools import cache
 
 import pytest
 
-from decisionpivot import RELEASE_SEED
 from decisionpivot.generate import log_claim as lc
-from decisionpivot.generate.common.seeding import group_rng
-from decisionpivot.generate.family import Group, GroupPlan, case_difference
+from decisionpivot.generate.family import Group, case_difference
 from decisionpivot.generate.registry import family
 from decisionpivot.items import Item
-from tests.conftest import cached_draw
+from tests.conftest import built_groups, cached_draw
 
 CONFIG = lc.LogClaimConfig()
-
-
-@cache
-def built_groups() -> tuple[tuple[GroupPlan, Group], ...]:
-    return tuple((p, lc.build_group(p, group_rng(lc.NAME, RELEASE_SEED, p.level, p.index), CONFIG))
-                 for p in lc.plan(CONFIG))
 
 
 def true_and_false(group: Group) -> tuple[dict, dict]:
@@ -48,7 +39,7 @@ def test_pairs_and_variation_counts_per_level() -> None:
 
 
 def test_only_the_claim_differs() -> None:
-    for plan, group in built_groups():
+    for plan, group in built_groups(lc.NAME):
         yes, no = true_and_false(group)
         assert yes["events"] == no["events"]
         diff = case_difference(yes, no)
@@ -66,7 +57,7 @@ def test_only_the_claim_differs() -> None:
 
 def test_count_changes_are_one_or_two_and_balanced_in_sign() -> None:
     signs: Counter[tuple[str, int]] = Counter()
-    for plan, group in built_groups():
+    for plan, group in built_groups(lc.NAME):
         if plan.variation not in ("count_1", "count_2"):
             continue
         yes, no = true_and_false(group)
@@ -80,7 +71,7 @@ def test_count_changes_are_one_or_two_and_balanced_in_sign() -> None:
 def test_claimed_counts_do_not_depend_on_answer_or_level() -> None:
     """yes and no claims draw their counts from the same range at every level."""
     by: dict[tuple[int, str], list[int]] = defaultdict(list)
-    for plan, group in built_groups():
+    for plan, group in built_groups(lc.NAME):
         for m in group.members:
             by[(plan.level, m.answer)].append(m.case["claim"]["count"])
     for level in (1, 2, 3):
@@ -93,7 +84,7 @@ def test_claimed_counts_do_not_depend_on_answer_or_level() -> None:
 
 def test_window_edge_sits_on_an_event_in_one_member_and_one_second_off_in_the_other() -> None:
     on_true = 0
-    for plan, group in built_groups():
+    for plan, group in built_groups(lc.NAME):
         if plan.variation != "window":
             continue
         yes, no = true_and_false(group)
@@ -112,7 +103,7 @@ def test_window_edge_sits_on_an_event_in_one_member_and_one_second_off_in_the_ot
 
 
 def test_service_swap_names_a_service_with_another_count() -> None:
-    for plan, group in built_groups():
+    for plan, group in built_groups(lc.NAME):
         if plan.variation != "service":
             continue
         yes, no = true_and_false(group)
@@ -123,7 +114,7 @@ def test_service_swap_names_a_service_with_another_count() -> None:
 
 def test_near_misses_are_in_the_shared_log() -> None:
     stats: Counter[str] = Counter()
-    for _, group in built_groups():
+    for _, group in built_groups(lc.NAME):
         yes, _ = true_and_false(group)
         c = yes["claim"]
         inside = [e for e in yes["events"] if c["start"] <= e["t"] <= c["end"]]
@@ -141,7 +132,7 @@ def test_near_misses_are_in_the_shared_log() -> None:
 
 
 def test_log_sizes_per_level() -> None:
-    for plan, group in built_groups():
+    for plan, group in built_groups(lc.NAME):
         case = group.members[0].case
         assert len(case["events"]) == CONFIG.lines[plan.level - 1]
         assert len({e["service"] for e in case["events"]}) <= CONFIG.services[plan.level - 1]

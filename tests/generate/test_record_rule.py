@@ -5,35 +5,16 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections import Counter, defaultdict
-from functools import cache
 
 import pytest
 
-from decisionpivot import RELEASE_SEED
 from decisionpivot.generate import record_rule as rr
 from decisionpivot.generate.common.seeding import group_rng
-from decisionpivot.generate.family import Group, GroupPlan, case_difference
+from decisionpivot.generate.family import Group, case_difference
 from decisionpivot.generate.registry import family
-from decisionpivot.items import Item
-from tests.conftest import cached_draw
+from tests.conftest import built_groups, cached_draw, items_by_group
 
 NAME = "record_rule"
-
-
-@cache
-def built_groups() -> tuple[tuple[GroupPlan, Group], ...]:
-    config = rr.RecordRuleConfig()
-    plans = sorted(rr.plan(config), key=lambda p: (p.level, p.index))
-    return tuple(
-        (p, rr.build_group(p, group_rng(NAME, RELEASE_SEED, p.level, p.index), config)) for p in plans
-    )
-
-
-def items_by_group() -> dict[str, list[Item]]:
-    groups: dict[str, list[Item]] = defaultdict(list)
-    for item in cached_draw(NAME).items:
-        groups[item.group].append(item)
-    return groups
 
 
 def test_thirteen_rule_types() -> None:
@@ -42,7 +23,7 @@ def test_thirteen_rule_types() -> None:
 
 
 def test_groups_of_four_and_untouched_batches() -> None:
-    groups = items_by_group()
+    groups = items_by_group(NAME)
     assert len(groups) == 150
     assert all(len(m) == 4 for m in groups.values())
     for level in (1, 2, 3):
@@ -85,7 +66,7 @@ def test_gold_positions_balanced() -> None:
 
 def test_level_sizes() -> None:
     config = rr.RecordRuleConfig()
-    for plan, group in built_groups():
+    for plan, group in built_groups(NAME):
         case = group.members[0].case
         i = plan.level - 1
         assert len(case["records"]) == config.records[i]
@@ -99,7 +80,7 @@ def test_level_sizes() -> None:
 
 
 def test_members_differ_in_one_field_of_one_record() -> None:
-    for _, group in built_groups():
+    for _, group in built_groups(NAME):
         assert all(p.startswith("records/") and p.count("/") == 2 for p in group.decisive)
         untouched = [m for m in group.members if m.variation is None]
         reference = untouched[0] if untouched else group.members[0]
@@ -109,7 +90,7 @@ def test_members_differ_in_one_field_of_one_record() -> None:
             diff = case_difference(reference.case, member.case)
             assert diff <= group.decisive
             assert 1 <= len(diff) <= (1 if untouched else 2)
-    for members in items_by_group().values():
+    for members in items_by_group(NAME).values():
         heads = {str(m.state).partition("\nBatch (")[0] for m in members}
         assert len(heads) == 1, "rules, lists and fields are shared by the group"
         untouched = [m for m in members if m.answer == "none"]
@@ -141,7 +122,7 @@ def _changed(group: Group, member_index: int) -> tuple[dict, dict, str, int, str
 
 def test_near_miss_in_base_and_one_step_past_in_the_breaking_member() -> None:
     seen: Counter[str] = Counter()
-    for _, group in built_groups():
+    for _, group in built_groups(NAME):
         for k, member in enumerate(group.members):
             if member.variation is None:
                 continue
@@ -173,7 +154,7 @@ def test_near_miss_in_base_and_one_step_past_in_the_breaking_member() -> None:
 
 
 def test_rule_wordings_are_recognised() -> None:
-    for _, group in built_groups():
+    for _, group in built_groups(NAME):
         for rule in group.members[0].case["rules"]:
             assert rr.rule_type_of(rule["text"]) == rule["type"]
 

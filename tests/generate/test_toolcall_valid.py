@@ -4,32 +4,16 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter, defaultdict
-from functools import cache
 
 import jsonschema
 import pytest
 
-from decisionpivot import RELEASE_SEED
 from decisionpivot.generate import toolcall_valid as tv
-from decisionpivot.generate.common.seeding import group_rng
-from decisionpivot.generate.family import Group, GroupPlan, case_difference
+from decisionpivot.generate.family import Group, case_difference
 from decisionpivot.items import Item
-from tests.conftest import cached_draw
+from tests.conftest import built_groups, cached_draw
 
 NAME = "toolcall_valid"
-
-
-@cache
-def groups() -> tuple[tuple[GroupPlan, Group], ...]:
-    config = tv.ToolcallValidConfig()
-    plans = sorted(tv.plan(config), key=lambda p: (p.level, p.index))
-    return tuple(
-        (p, tv.build_group(p, group_rng(NAME, RELEASE_SEED, p.level, p.index), config)) for p in plans
-    )
-
-
-def items() -> tuple[Item, ...]:
-    return cached_draw(NAME).items
 
 
 def blocks(item: Item) -> tuple[dict, dict]:
@@ -39,7 +23,7 @@ def blocks(item: Item) -> tuple[dict, dict]:
 
 def test_three_hundred_pairs_with_one_yes_and_one_no() -> None:
     by_group = defaultdict(list)
-    for item in items():
+    for item in cached_draw(NAME).items:
         by_group[item.group].append(item)
     assert len(by_group) == 300
     for members in by_group.values():
@@ -49,19 +33,19 @@ def test_three_hundred_pairs_with_one_yes_and_one_no() -> None:
 
 def test_answers_and_deviation_types_per_level() -> None:
     for level in (1, 2, 3):
-        level_items = [i for i in items() if i.level == level]
+        level_items = [i for i in cached_draw(NAME).items if i.level == level]
         assert Counter(i.answer for i in level_items) == {"yes": 100, "no": 100}
         counts = Counter(i.variation for i in level_items if i.answer == "no")
         start = (level - 1) * 100
         expected = Counter(tv.VARIATIONS[(start + k) % 6] for k in range(100))
         assert counts == expected
         assert sorted(counts.values()) == [16, 16, 17, 17, 17, 17]
-    overall = Counter(i.variation for i in items() if i.answer == "no")
+    overall = Counter(i.variation for i in cached_draw(NAME).items if i.answer == "no")
     assert overall == {v: 50 for v in tv.VARIATIONS}
 
 
 def test_members_differ_only_in_one_argument_of_the_call() -> None:
-    for _plan, group in groups():
+    for _plan, group in built_groups(NAME):
         (key,) = group.decisive
         assert key.startswith("call/arguments/")
         a, b = (m.case for m in group.members)
@@ -76,7 +60,7 @@ def test_members_differ_only_in_one_argument_of_the_call() -> None:
 
 def test_schema_size_and_conversation_per_level() -> None:
     config = tv.ToolcallValidConfig()
-    for item in items():
+    for item in cached_draw(NAME).items:
         schema, _ = blocks(item)
         assert len(schema["parameters"]["properties"]) == config.properties[item.level - 1]
         assert isinstance(item.state, str)
@@ -86,7 +70,7 @@ def test_schema_size_and_conversation_per_level() -> None:
 
 
 def test_positives_and_non_schema_negatives_validate_with_jsonschema() -> None:
-    for item in items():
+    for item in cached_draw(NAME).items:
         schema, call = blocks(item)
         valid = jsonschema.Draft202012Validator(schema["parameters"]).is_valid(call["arguments"])
         if item.answer == "yes" or item.variation not in tv.SCHEMA_VISIBLE:
@@ -97,23 +81,24 @@ def test_positives_and_non_schema_negatives_validate_with_jsonschema() -> None:
 
 def test_rules_live_in_descriptions_not_in_schema_keywords() -> None:
     allowed = {"type", "enum", "description"}
-    for item in items()[:60]:
+    for item in cached_draw(NAME).items[:60]:
         schema, _ = blocks(item)
         for spec in schema["parameters"]["properties"].values():
             assert set(spec) <= allowed
 
 
 def test_schema_only_heuristic_stays_near_two_thirds() -> None:
-    correct = [max(tv.heuristic_schema_only(i).items(), key=lambda kv: kv[1])[0] == i.answer for i in items()]
+    items = cached_draw(NAME).items
+    correct = [max(tv.heuristic_schema_only(i).items(), key=lambda kv: kv[1])[0] == i.answer for i in items]
     accuracy = sum(correct) / len(correct)
     assert 0.60 <= accuracy <= 0.70, accuracy
     # it only ever catches the two schema-visible types
-    caught = Counter(i.variation for i, ok in zip(items(), correct, strict=True) if ok and i.answer == "no")
+    caught = Counter(i.variation for i, ok in zip(items, correct, strict=True) if ok and i.answer == "no")
     assert set(caught) == set(tv.SCHEMA_VISIBLE)
 
 
 def test_each_negative_breaks_exactly_the_planned_kind_of_rule() -> None:
-    for plan, group in groups():
+    for plan, group in built_groups(NAME):
         positive = next(m for m in group.members if m.answer == "yes")
         negative = next(m for m in group.members if m.answer == "no")
         assert tv.classify(dict(positive.case), positive.case["call"]["arguments"]) == set()
@@ -128,7 +113,7 @@ def _target(group: Group) -> str:
 
 def test_range_negatives_sit_one_unit_past_the_limit() -> None:
     seen = 0
-    for plan, group in groups():
+    for plan, group in built_groups(NAME):
         if plan.variation != "description_format_range":
             continue
         positive = next(m.case for m in group.members if m.answer == "yes")
@@ -154,7 +139,7 @@ def test_range_negatives_sit_one_unit_past_the_limit() -> None:
 
 def test_flag_dependency_pairs_sit_at_the_threshold() -> None:
     seen = Counter()
-    for plan, group in groups():
+    for plan, group in built_groups(NAME):
         if plan.variation != "description_dependency" or not _target(group):
             continue
         positive = next(m.case for m in group.members if m.answer == "yes")
@@ -181,7 +166,7 @@ def test_labels_are_unique_within_each_tool() -> None:
 def test_state_lengths_grow_with_level() -> None:
     medians = []
     for level in (1, 2, 3):
-        lengths = sorted(len(str(i.state)) for i in items() if i.level == level)
+        lengths = sorted(len(str(i.state)) for i in cached_draw(NAME).items if i.level == level)
         medians.append(lengths[len(lengths) // 2])
     assert medians == sorted(medians)
     assert medians[0] >= 1600 and medians[2] <= 5200

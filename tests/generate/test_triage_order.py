@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections import Counter, defaultdict
-from functools import cache
+from collections import Counter
 from typing import Any
 
 import pytest
 
-from decisionpivot import RELEASE_SEED
 from decisionpivot.generate import triage_order as T
-from decisionpivot.generate.common.seeding import group_rng
-from decisionpivot.generate.family import Group, GroupPlan, case_difference
+from decisionpivot.generate.family import case_difference
 from decisionpivot.generate.registry import family
-from decisionpivot.items import Item
-from tests.conftest import cached_draw
+from tests.conftest import built_groups, cached_draw, items_by_group
 
 EXPECTED_VARIATIONS = {
     1: {"arrival": 71, "current_time": 39, "deadline": 30, "class": 30, "threshold": 30},
@@ -25,28 +21,8 @@ EXPECTED_VARIATIONS = {
 }
 
 
-def _items() -> tuple[Item, ...]:
-    return cached_draw(T.NAME).items
-
-
-def _groups() -> dict[str, list[Item]]:
-    groups: dict[str, list[Item]] = defaultdict(list)
-    for item in _items():
-        groups[item.group or ""].append(item)
-    return groups
-
-
-@cache
-def _built() -> tuple[tuple[GroupPlan, Group], ...]:
-    """The release groups rebuilt with their structured cases (same seeds as the draw)."""
-    spec = family(T.NAME)
-    config = T.TriageOrderConfig()
-    return tuple((p, spec.build_group(p, group_rng(T.NAME, RELEASE_SEED, p.level, p.index), config))
-                 for p in sorted(spec.plan(config), key=lambda p: (p.level, p.index)))
-
-
 def test_group_layout() -> None:
-    groups = _groups()
+    groups = items_by_group(T.NAME)
     assert len(groups) == 201
     sizes = Counter((members[0].level, len(members)) for members in groups.values())
     assert sizes == {(1, 3): 66, (1, 2): 1, (2, 3): 66, (2, 2): 1, (3, 3): 66, (3, 2): 1}
@@ -54,20 +30,20 @@ def test_group_layout() -> None:
 
 def test_variation_counts_per_level() -> None:
     for level, expected in EXPECTED_VARIATIONS.items():
-        found = Counter(i.variation for i in _items() if i.level == level)
+        found = Counter(i.variation for i in cached_draw(T.NAME).items if i.level == level)
         assert found == expected
-    assert Counter(i.variation for i in _items()) == {
+    assert Counter(i.variation for i in cached_draw(T.NAME).items) == {
         "arrival": 217, "current_time": 119, "deadline": 90, "class": 87, "threshold": 87}
 
 
 def test_gold_positions_balanced_per_level() -> None:
     for level in (1, 2, 3):
-        positions = Counter(i.option_keys.index(i.answer or "") for i in _items() if i.level == level)
+        positions = Counter(i.option_keys.index(i.answer or "") for i in cached_draw(T.NAME).items if i.level == level)
         assert positions == {0: 40, 1: 40, 2: 40, 3: 40, 4: 40}
 
 
 def test_members_share_options_and_have_different_golds() -> None:
-    for members in _groups().values():
+    for members in items_by_group(T.NAME).values():
         assert len({m.options for m in members}) == 1
         assert len(members[0].options) == T.N_OPTIONS
         assert len({m.answer for m in members}) == len(members)
@@ -78,7 +54,7 @@ def test_pivot_one_path_and_one_rendered_line() -> None:
     prefixes = {"arrival": ("tickets/", "/arrival"), "current_time": ("now", ""),
                 "deadline": ("tickets/", "/deadline"), "class": ("tickets/", "/class"),
                 "threshold": ("rules/", "/minutes")}
-    for plan, group in _built():
+    for plan, group in built_groups(T.NAME):
         (path,) = group.decisive
         start, end = prefixes[plan.variation]
         assert path.startswith(start) and path.endswith(end), (plan.variation, path)
@@ -117,7 +93,7 @@ def test_boundary_members() -> None:
     """Every time-based group has a member exactly at a limit; most have the limit and one minute past it."""
     paired: Counter[str] = Counter()
     counted: Counter[str] = Counter()
-    for plan, group in _built():
+    for plan, group in built_groups(T.NAME):
         if plan.variation == "class":
             continue
         marks = [_limit_marks(m.case) for m in group.members]
@@ -154,7 +130,7 @@ def test_boundary_semantics_on_a_small_queue() -> None:
 
 
 def test_level_sizes() -> None:
-    for plan, group in _built():
+    for plan, group in built_groups(T.NAME):
         case = group.members[0].case
         kinds = [r["kind"] for r in case["rules"]]
         adjustments = [k for k in kinds if k in T.ADJUSTMENTS]
@@ -171,7 +147,7 @@ def test_level_sizes() -> None:
 def test_state_length_grows_with_level() -> None:
     medians = {}
     for level in (1, 2, 3):
-        lengths = sorted(len(str(i.state)) for i in _items() if i.level == level)
+        lengths = sorted(len(str(i.state)) for i in cached_draw(T.NAME).items if i.level == level)
         medians[level] = lengths[len(lengths) // 2]
     assert 1600 <= medians[1] < medians[2] < medians[3] <= 5000, medians
 
@@ -179,16 +155,17 @@ def test_state_length_grows_with_level() -> None:
 def test_naive_class_then_arrival_stays_below_chance() -> None:
     heuristic = family(T.NAME).heuristics["class_then_arrival"]
     for level in (1, 2, 3):
-        items = [i for i in _items() if i.level == level]
+        items = [i for i in cached_draw(T.NAME).items if i.level == level]
         accuracy = sum(heuristic(i)[i.answer or ""] for i in items) / len(items)
         assert accuracy <= 0.15, (level, accuracy)
-    solved = sum(all(heuristic(m)[m.answer or ""] == 1.0 for m in members) for members in _groups().values())
+    groups = items_by_group(T.NAME).values()
+    solved = sum(all(heuristic(m)[m.answer or ""] == 1.0 for m in members) for members in groups)
     assert solved <= 2
 
 
 def test_options_only_is_at_chance() -> None:
     """The position of the gold option is uniform, so an options-only reader gets 20%."""
-    positions = Counter(i.option_keys.index(i.answer or "") for i in _items())
+    positions = Counter(i.option_keys.index(i.answer or "") for i in cached_draw(T.NAME).items)
     assert max(positions.values()) == min(positions.values()) == 120
 
 
