@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections import Counter, defaultdict
 from functools import cache
 from typing import Any
@@ -148,22 +149,58 @@ def test_positive_sits_exactly_at_the_limit_and_negative_one_unit_past() -> None
             assert short(pos) == 0 and short(neg) == 1
 
 
-def test_time_pivots_put_the_round_value_on_either_member_or_neither() -> None:
-    round_on = Counter()
+def _at(case: dict[str, Any], path: str) -> Any:
+    node: Any = case
+    for part in path.split("/"):
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node
+
+
+def test_time_pivots_move_one_minute_and_round_either_member_equally_often() -> None:
+    round_on: Counter[str] = Counter()
     for plan, group in built_groups():
         if plan.variation not in ("overlap", "person"):
             continue
         pos, neg = _members(group)
-        path = next(iter(group.decisive)).split("/")
-        node_p: Any = pos
-        node_n: Any = neg
-        for part in path:
-            node_p = node_p[int(part)] if isinstance(node_p, list) else node_p[part]
-            node_n = node_n[int(part)] if isinstance(node_n, list) else node_n[part]
+        path = next(iter(group.decisive))
+        node_p, node_n = _at(pos, path), _at(neg, path)
         assert abs(node_p - node_n) == 1
         round_on["positive" if node_p % 5 == 0 else "negative" if node_n % 5 == 0 else "neither"] += 1
     total = sum(round_on.values())
-    assert all(round_on[k] > 0.22 * total for k in ("positive", "negative", "neither")), round_on
+    # the limit time is uniform over the 5-minute cycle: each member round one time in five
+    assert all(0.1 * total < round_on[k] < 0.3 * total for k in ("positive", "negative")), round_on
+    assert 0.5 * total < round_on["neither"] < 0.7 * total, round_on
+
+
+FRESH_SEEDS = (7, 11, 23)
+
+
+def test_decisive_minutes_are_distributed_alike_over_answers_on_fresh_draws() -> None:
+    """Issue #7: a clock minute must not tell the negative from the positive.
+
+    The negative's decisive time is the positive's plus or minus one minute, so the probe sees a
+    shifted minute token at the same place of the text. Unless the positive's minute is spread evenly
+    over the 5-minute cycle, the shift shows: with round opening hours every hours negative ended on
+    :59/:29/:14, and the old round-value die left the two members disjoint minute residues (the
+    bag-of-bigrams probe reached +6 points on seed 7). Per decisive field, over fresh draws, the
+    minute residues (mod 5) of positives and negatives must have nearly the same distribution.
+    """
+    pos: dict[str, Counter[int]] = defaultdict(Counter)
+    neg: dict[str, Counter[int]] = defaultdict(Counter)
+    for seed in FRESH_SEEDS:
+        for plan, group in built_groups(seed):
+            if plan.variation not in ("overlap", "person", "hours"):
+                continue
+            path = next(iter(group.decisive))
+            kind = re.sub(r"/\d+/", "/i/", path)
+            p, n = _members(group)
+            pos[kind][_at(p, path) % 5] += 1
+            neg[kind][_at(n, path) % 5] += 1
+    assert set(pos) == {"request/start", "request/end", "bookings/i/start", "bookings/i/end"}
+    for kind, counts in pos.items():
+        total = sum(counts.values())
+        distance = sum(abs(counts[r] - neg[kind][r]) for r in range(5)) / (2 * total)
+        assert distance < 0.25, (kind, total, dict(counts), dict(neg[kind]))
 
 
 def test_capacity_exact_requests_appear_in_yes_and_no_alike() -> None:

@@ -30,11 +30,12 @@ Both members share every other booking, including non-decisive bookings placed e
 (a same-room booking exactly N minutes away on the other side, a person's back-to-back booking,
 a same-time booking of the room on another day, a booking of a look-alike of a named person at
 the requested time), so "a booking touches the requested times, so no" and "a named person is
-busy that day, so no" stay at 0.5 by construction. For time pivots a die decides whether the
-positive, the negative or neither member carries a round (5-minute) value of the changed time (for
-request times the negative more often, which offsets the opening-hours negatives), the request's
-other time is off the grid about one time in three, and about a fifth of all other times
-are off the grid, so odd minutes do not mark the negative.
+busy that day, so no" stay at 0.5 by construction. The negative's changed time is the positive's
+plus or minus one minute, so the positive's must be spread evenly over the 5-minute cycle for the
+clock minutes to carry no answer: for overlap and person pivots the limit time lies a uniform 0-4
+minutes off the grid (each member is round one time in five), and rooms open and close at times
+drawn to the minute (an hours positive starts or ends exactly then). The request's other time is
+off the grid about one time in three and about a fifth of all other times are off the grid.
 
 Levels: 2 rooms, 6-8 confirmed bookings, one day (level 1); 3-4 rooms, 12-17 bookings, 1-2 days
 (level 2); 5-6 rooms, 20-28 bookings, 2-3 days (level 3). 300 pairs: overlap 112, person 77,
@@ -44,6 +45,11 @@ capacity 37, equipment 37, hours 37 (the paper's split), spread evenly over the 
 Version history:
 * 1.0 - first release.
 * 1.1 - organiser-inclusion convention, round-value die on time pivots, limit-exact distractors.
+* 1.2 - clock minutes no longer mark the negative (issue #7). The 1.1 die gave the two members of a
+  time pivot disjoint minute residues (the negative one minute past the positive's), and round
+  opening and closing times put every hours negative on :59, :29, :14, :01 or :31; a bag-of-bigrams
+  probe scored +6 points on fresh draws. Now the limit time is uniform over the 5-minute cycle and
+  room hours are drawn to the minute, so both members show each minute equally often.
 """
 
 from __future__ import annotations
@@ -64,7 +70,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "booking_check"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Can the requested booking be confirmed as it stands?"
 OPTIONS = (
     Option("yes", "the request meets every booking convention and can be confirmed as it stands"),
@@ -96,8 +102,10 @@ SINGLE = (
 )
 ROOM_KINDS = ("Room", "Suite", "Studio", "Hall", "Lounge", "Chamber")
 BUFFERS = (5, 8, 10, 12, 15, 20, 25, 30)
-OPENING = (420, 435, 450, 480, 510)
-CLOSING = (1020, 1050, 1080, 1110, 1140, 1170, 1200)
+OPENING = (420, 510)
+"""Earliest and latest opening time (minutes after midnight), drawn to the minute."""
+CLOSING = (1020, 1200)
+"""Earliest and latest closing time (minutes after midnight), drawn to the minute."""
 
 INTRO = (
     "Room bookings of {org} ({business}), kept by the {dept} office.",
@@ -448,8 +456,10 @@ def _make_rooms(
             {
                 "name": f"{forge.place()} {pick(rng, ROOM_KINDS)}",
                 "capacity": rng.randint(6, 16 + 8 * level),
-                "open": pick(rng, OPENING),
-                "close": pick(rng, CLOSING),
+                # to the minute, not on a grid: an hours positive starts (ends) exactly at these times
+                # and its negative one minute off, so grid values would mark the negative
+                "open": rng.randint(*OPENING),
+                "close": rng.randint(*CLOSING),
                 "equipment": equipment,
                 "reserved_for": pick(rng, depts) if rng.random() < 0.35 else None,
             }
@@ -553,9 +563,9 @@ def _try_case(
         return t + pick(rng, (-3, -2, -1, 1, 2, 3)) if rng.random() < 0.35 else t
 
     if variation == "hours" and params["side"] == "start":
-        start, end = o, loose(o + duration)
+        start, end = o, loose(5 * round((o + duration) / 5))
     elif variation == "hours":
-        start, end = loose(c - duration), c
+        start, end = loose(5 * round((c - duration) / 5)), c
     else:
         low, high = -(-(o + buffer + 45) // 5), (c - buffer - 45 - duration) // 5
         if high < low:
@@ -570,16 +580,12 @@ def _try_case(
         return pick(rng, [r for r in rooms if r is not room])
 
     if variation in ("overlap", "person"):
-        # Which member carries a round (5-minute) value of the changed time: the positive, the
-        # negative, or neither (both off the grid).
+        # The positive's changed time (the limit) gets a uniform minute offset from the 5-minute grid,
+        # shared by the times built from it (the limit booking, the limit-exact distractors). The
+        # negative's time is one minute further, so its minute is uniform over the cycle as well: both
+        # members are round one time in five and show the same minute tokens equally often.
         record = params["field"] == "record"
-        delta = {("before", True): 1, ("before", False): -1, ("after", True): -1, ("after", False): 1}[
-            (side, record)
-        ]
-        # Opening-hours negatives always end off the grid, so a request-time pivot gives the round
-        # value to the negative more often (3:1), which balances off-grid request times over answers.
-        modes = (0, -delta, 2 * delta) if record else (0, -delta, -delta, -delta, 2 * delta, 2 * delta)
-        offset = pick(rng, modes)
+        offset = rng.randrange(5)
         gap = (buffer if variation == "overlap" else 0) if record else 0
         if side == "before":
             start = 5 * round((start - gap) / 5) + offset + gap
