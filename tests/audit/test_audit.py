@@ -92,3 +92,12 @@ def test_strict_audit_passes_on_the_release(tmp_path: Path) -> None:
     payload = json.loads((tmp_path / "reports" / "audit.json").read_text())
     assert payload["passed"] and len(payload["families"]) == len(list(items.glob("*.jsonl")))
     assert "## Content-blind probes" in (tmp_path / "reports" / "audit.md").read_text()
+
+
+def test_a_margin_of_exactly_the_limit_passes_the_gate() -> None:
+    from decisionpivot.audit.run import over_limit
+
+    assert 0.55 - 0.5 > 0.05  # what a plain comparison would get wrong
+    assert not over_limit(0.55 - 0.5, 0.05)
+    assert over_limit(0.0501, 0.05)
+    assert not over_limit(1 / 3, 1 / 3 + 0.0)
