@@ -5,28 +5,16 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter, defaultdict
-from functools import cache
 from typing import Any
 
 import pytest
 
-from decisionpivot import RELEASE_SEED
 from decisionpivot.generate import booking_check as bc
-from decisionpivot.generate.common.seeding import group_rng
-from decisionpivot.generate.family import Group, GroupPlan, case_difference
+from decisionpivot.generate.family import Group, case_difference
 from decisionpivot.generate.registry import family
-from tests.conftest import cached_draw
+from tests.conftest import built_groups, cached_draw
 
 NAME = "booking_check"
-
-
-@cache
-def built_groups(seed: int = RELEASE_SEED) -> tuple[tuple[GroupPlan, Group], ...]:
-    config = bc.BookingCheckConfig()
-    return tuple(
-        (p, bc.build_group(p, group_rng(NAME, seed, p.level, p.index), config))
-        for p in sorted(bc.plan(config), key=lambda p: (p.level, p.index))
-    )
 
 
 def _members(group: Group) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -68,7 +56,7 @@ def test_type_totals_scale_with_the_config() -> None:
 
 
 def test_members_differ_in_one_field_and_one_rendered_line() -> None:
-    for plan, group in built_groups():
+    for plan, group in built_groups(NAME):
         assert len(group.decisive) == 1
         pos, neg = _members(group)
         assert case_difference(pos, neg) == set(group.decisive)
@@ -85,7 +73,7 @@ def test_members_differ_in_one_field_and_one_rendered_line() -> None:
 
 def test_level_sizes() -> None:
     config = bc.BookingCheckConfig()
-    for plan, group in built_groups():
+    for plan, group in built_groups(NAME):
         case = group.members[0].case
         li = plan.level - 1
         assert config.rooms[li][0] <= len(case["rooms"]) <= config.rooms[li][1]
@@ -106,7 +94,7 @@ def _gap(a: dict[str, Any], b: dict[str, Any]) -> int:
 
 
 def test_positive_sits_exactly_at_the_limit_and_negative_one_unit_past() -> None:
-    for plan, group in built_groups():
+    for plan, group in built_groups(NAME):
         pos, neg = _members(group)
         path = next(iter(group.decisive))
         assert bc.failures(pos) == [] and bc.failures(neg) == [plan.variation]
@@ -158,7 +146,7 @@ def _at(case: dict[str, Any], path: str) -> Any:
 
 def test_time_pivots_move_one_minute_and_round_either_member_equally_often() -> None:
     round_on: Counter[str] = Counter()
-    for plan, group in built_groups():
+    for plan, group in built_groups(NAME):
         if plan.variation not in ("overlap", "person"):
             continue
         pos, neg = _members(group)
@@ -188,7 +176,7 @@ def test_decisive_minutes_are_distributed_alike_over_answers_on_fresh_draws() ->
     pos: dict[str, Counter[int]] = defaultdict(Counter)
     neg: dict[str, Counter[int]] = defaultdict(Counter)
     for seed in FRESH_SEEDS:
-        for plan, group in built_groups(seed):
+        for plan, group in built_groups(NAME, seed):
             if plan.variation not in ("overlap", "person", "hours"):
                 continue
             path = next(iter(group.decisive))
