@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,7 +20,8 @@ import yaml
 from decisionpivot.generate.registry import families
 
 ROOT = Path(__file__).resolve().parents[2]
-STAGES = ["manifest", "verify", "score", "licenses"]  # with their upstream stages: everything but audit
+STAGES = ["manifest", "verify", "score", "licenses", "datasheet"]  # with their upstream stages: all but audit
+VERBS = {"generate", "manifest", "verify", "audit", "evaluate", "score", "licenses", "datasheet"}
 
 
 def _load(name: str) -> dict:
@@ -35,6 +37,38 @@ def test_manifest_stage_depends_on_every_generated_file() -> None:
     params, pipeline = _load("params.yaml"), _load("dvc.yaml")
     deps = {d for d in pipeline["stages"]["manifest"]["deps"] if d.endswith(".jsonl")}
     assert deps == {f"datasets/core/${{generate.version}}/{f}.jsonl" for f in params["generate"]["families"]}
+
+
+def test_stages_are_the_package_verbs_and_the_fresh_copy_test_covers_all_but_audit() -> None:
+    stages = _load("dvc.yaml")["stages"]
+    assert set(stages) == VERBS
+    # Every stage that is not upstream of another one is a target of the reproduction test below.
+    assert {name for name in stages if name != "audit"} - {"generate", "evaluate"} == set(STAGES)
+
+
+def test_no_stage_reads_the_reference_folder() -> None:
+    """Reference items come from official files outside the repository, so they are no pipeline input: the
+    stages whose verbs would read datasets/reference by default pass `--reference ""` (no reference tasks)."""
+    stages = _load("dvc.yaml")["stages"]
+    for name, stage in stages.items():
+        body = stage.get("do", stage)
+        deps = [str(d) for d in body.get("deps", [])]
+        assert not any("reference" in d and "reconstruct" not in d for d in deps), (name, deps)
+        verbs = set(re.findall(r"\bdp (\w+)", body["cmd"]))
+        assert verbs, name
+        if verbs & {"score", "datasheet", "compare", "release"}:
+            assert '--reference ""' in body["cmd"], name
+
+
+def test_datasheet_stage_declares_what_dp_datasheet_reads() -> None:
+    stage = _load("dvc.yaml")["stages"]["datasheet"]
+    assert stage["cmd"].startswith("dp datasheet ")
+    assert set(stage["outs"]) == {"datasheet/DATASHEET.md", "datasheet/croissant.json"}
+    deps = set(stage["deps"])
+    assert {"datasets/core/${generate.version}", "src/decisionpivot/datasheet", "src/decisionpivot/reconstruct/cards",
+            "src/decisionpivot/licenses"} <= deps
+    for dep in deps:
+        assert dep.startswith("datasets/core/") or (ROOT / dep).exists(), dep
 
 
 def test_dvc_config_has_analytics_off() -> None:
@@ -85,7 +119,7 @@ def test_fresh_copy_reproduces_the_lock(tmp_path: Path) -> None:
     lock = yaml.safe_load((work / "dvc.lock").read_text(encoding="utf-8"))
     committed = _load("dvc.lock")
     assert lock == committed, "dvc repro changed dvc.lock"
-    checked = 0
+    checked = set()
     for name, stage in committed["stages"].items():
         if name == "audit":
             continue
@@ -93,8 +127,9 @@ def test_fresh_copy_reproduces_the_lock(tmp_path: Path) -> None:
             path = work / out["path"]
             found = _dir_md5(path) if out["md5"].endswith(".dir") else _md5(path)
             assert found == out["md5"], f"{name}: {out['path']} has md5 {found}, dvc.lock says {out['md5']}"
-            checked += 1
-    assert checked >= 10
+            checked.add(out["path"])
+    assert len(checked) >= 10
+    assert {"datasheet/DATASHEET.md", "datasheet/croissant.json", "reports/leaderboard.md"} <= checked
     status = subprocess.run([dvc, "status", *STAGES], cwd=work, env=env, capture_output=True, text=True)
     assert status.returncode == 0, status.stderr
     assert "changed" not in status.stdout and "modified" not in status.stdout, status.stdout
