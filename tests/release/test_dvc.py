@@ -71,9 +71,28 @@ def test_datasheet_stage_declares_what_dp_datasheet_reads() -> None:
         assert dep.startswith("datasets/core/") or (ROOT / dep).exists(), dep
 
 
-def test_dvc_config_has_analytics_off() -> None:
-    text = (ROOT / ".dvc" / "config").read_text(encoding="utf-8")
-    assert "analytics = false" in text
+def test_readme_main_command_is_the_pipeline_and_installs_dvc() -> None:
+    """The README's first command runs `dvc repro`; the extra it installs must bring dvc (the test extra
+    reuses it)."""
+    import tomllib
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = [line.strip() for line in readme.splitlines() if line.startswith("    ") and line.strip()]
+    assert commands[:2] == ['pip install -e ".[pipeline]" && dvc repro',
+                            'pip install -e ".[test]" && python -m pytest -n 2']
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert any(dep.replace(" ", "").startswith("dvc>=") for dep in extras["pipeline"])
+    assert "decisionpivot[pipeline]" in extras["test"]
+    assert not any(dep.startswith("dvc") for dep in tomllib.loads(
+        (ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"])
+
+
+def test_dvc_config_has_analytics_off_and_a_local_default_remote() -> None:
+    config = (ROOT / ".dvc" / "config").read_text(encoding="utf-8")
+    assert "analytics = false" in config
+    assert "remote = store" in config
+    url = next(line.split("=", 1)[1].strip() for line in config.splitlines() if line.strip().startswith("url"))
+    assert "://" not in url  # a local path (README: S3 and others are opt-in)
 
 
 def _tracked_copy(dest: Path) -> None:
