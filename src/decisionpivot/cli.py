@@ -28,6 +28,17 @@ def _names(value: str | Sequence[str] | None) -> list[str] | None:
     return [str(v) for v in value]
 
 
+def _reference_dir(value: str | bool | None) -> str | None:
+    """The reference items folder, or None for "no reference tasks" (`--reference ""`, `--noreference`).
+
+    An empty value must not become Path("") -- the current folder -- whose stray <task>.jsonl files would
+    then be scored; the DVC pipeline passes `--reference ""` so its outputs depend on declared inputs only.
+    """
+    if value is None or value is False or str(value).strip() == "":
+        return None
+    return str(value)
+
+
 def _default_items_dir(seed: int) -> Path:
     return DEFAULT_CORE_DIR if seed == RELEASE_SEED else Path("datasets") / "fresh" / f"seed-{seed}"
 
@@ -164,7 +175,9 @@ class DP:
         Args:
           runs: folder of answer files, one sub-folder per system.
           items: core items folder (default datasets/core/<version>).
-          reference: folder of reference task items (<task>.jsonl), for registered reference tasks.
+          reference: folder of reference task items (<task>.jsonl), one per task card; tasks without a
+            file are left out. `--reference ""` scores no reference tasks at all (the DVC pipeline's
+            score stage does this, so it reads only declared inputs).
           out: output folder.
           systems: comma-separated system names (default: every folder under runs).
           resamples: bootstrap resamples per interval (seed 20261007; recorded in the outputs).
@@ -174,10 +187,14 @@ class DP:
         from decisionpivot.score.pipeline import score_runs
         from decisionpivot.score.report import leaderboard_markdown
 
-        register_card_tasks(reference)
+        reference_dir = _reference_dir(reference)
+        if reference_dir is not None:
+            register_card_tasks(reference_dir)
+        tasks = None if reference_dir is not None else ()  # () = no reference tasks, not even registered ones
         folder = Path(items) if items else DEFAULT_CORE_DIR
         chosen = _names(systems)
-        scoring = score_runs(runs, folder, reference, out, chosen, int(resamples), figures=bool(figures))
+        scoring = score_runs(runs, folder, reference_dir, out, chosen, int(resamples), tasks=tasks,
+                             figures=bool(figures))
         print(leaderboard_markdown(scoring))
         for warning in scoring.warnings:
             print(f"warning: {warning}", file=sys.stderr)
@@ -192,15 +209,18 @@ class DP:
           system_b: second system.
           runs: folder of answer files.
           items: core items folder (default datasets/core/<version>).
-          reference: folder of reference task items.
+          reference: folder of reference task items (`--reference ""`: none).
           resamples: bootstrap resamples.
         """
         from decisionpivot.reconstruct.scoring import register_card_tasks
         from decisionpivot.score.pipeline import compare_runs, format_comparison
 
-        register_card_tasks(reference)
+        reference_dir = _reference_dir(reference)
+        if reference_dir is not None:
+            register_card_tasks(reference_dir)
         folder = Path(items) if items else DEFAULT_CORE_DIR
-        rows, notes = compare_runs(str(system_a), str(system_b), runs, folder, reference, int(resamples))
+        rows, notes = compare_runs(str(system_a), str(system_b), runs, folder, reference_dir, int(resamples),
+                                   tasks=None if reference_dir is not None else ())
         print(format_comparison(str(system_a), str(system_b), rows, notes))
 
 
@@ -421,12 +441,16 @@ class DP:
 
         Args:
           core: core items folder (default datasets/core/<version>).
-          reference: reconstructed reference items folder (tasks whose file is absent are listed as such).
+          reference: reconstructed reference items folder (tasks whose file is absent are listed as such);
+            `--reference ""` describes no reference items (every task listed as absent), as the DVC
+            pipeline's datasheet stage does.
           out: output folder.
         """
         from decisionpivot.datasheet import write_datasheet
 
-        for path in write_datasheet(Path(core) if core else DEFAULT_CORE_DIR, Path(reference), Path(out)):
+        reference_dir = _reference_dir(reference)
+        core_dir = Path(core) if core else DEFAULT_CORE_DIR
+        for path in write_datasheet(core_dir, Path(reference_dir) if reference_dir else None, Path(out)):
             print(f"wrote {path}")
 
     def systems(self, config: str | None = None) -> None:

@@ -103,6 +103,36 @@ def test_output_is_deterministic(inputs, tmp_path: Path) -> None:
     assert first == second
 
 
+def test_no_reference_folder_lists_every_task_as_absent(inputs, tmp_path: Path) -> None:
+    """reference_dir None reads no reference items: the same bytes as an empty folder."""
+    core, _, cards = inputs
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    none = [p.read_bytes() for p in write_datasheet(core, None, tmp_path / "none", cards=cards)]
+    assert none == [p.read_bytes() for p in write_datasheet(core, empty, tmp_path / "empty-out", cards=cards)]
+    assert "| reference |" not in none[0].decode()
+
+
+def test_cli_reference_empty_means_none_not_the_current_folder(
+    inputs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`dp datasheet --reference ""` (the DVC datasheet stage) must not read <task>.jsonl from the current
+    folder, which Path("") would be."""
+    from decisionpivot.cli import main
+
+    core = inputs[0]
+    cwd = write_reference(tmp_path / "cwd", ["xstest"])  # a real card's file where Path("") would look
+    (tmp_path / "empty").mkdir()
+    monkeypatch.chdir(cwd)
+    main(["datasheet", "--core", str(core), "--reference", "", "--out", str(tmp_path / "a")])
+    main(["datasheet", "--core", str(core), "--reference", str(tmp_path / "empty"), "--out", str(tmp_path / "b")])
+    main(["datasheet", "--core", str(core), "--reference", str(cwd), "--out", str(tmp_path / "c")])
+    for name in ("DATASHEET.md", "croissant.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert "| reference | xstest |" not in (tmp_path / "a" / "DATASHEET.md").read_text(encoding="utf-8")
+    assert "| reference | xstest |" in (tmp_path / "c" / "DATASHEET.md").read_text(encoding="utf-8")
+
+
 @pytest.fixture
 def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any connection attempt fails: validation must work offline."""

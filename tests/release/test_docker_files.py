@@ -33,3 +33,25 @@ def test_docker_test_script_is_valid_bash() -> None:
     script = ROOT / ".ci" / "docker-test"
     assert os.access(script, os.X_OK)
     subprocess.run(["bash", "-n", str(script)], check=True)
+
+
+def test_ci_runs_the_container_test_and_honours_its_exit_code() -> None:
+    """CI builds and runs the image for real: .ci/run starts .ci/docker-test, waits for it, prints its log
+    and fails when it failed (next to pytest's and ruff's exit codes)."""
+    run = ROOT / ".ci" / "run"
+    subprocess.run(["bash", "-n", str(run)], check=True)
+    text = run.read_text(encoding="utf-8")
+    assert ".ci/docker-test >" in text and "DOCKER_PID=$!" in text
+    assert 'wait "$DOCKER_PID" || DOCKER_RC=$?' in text
+    assert 'cat "$DOCKER_LOG"' in text
+    assert '[ "$DOCKER_RC" != 0 ]' in text and '[ "$PYTEST_RC" != 0 ]' in text and '[ "$RUFF_RC" != 0 ]' in text
+    assert "trap stop_docker_test EXIT" in text
+
+
+def test_container_test_compares_every_family_and_the_manifest() -> None:
+    text = (ROOT / ".ci" / "docker-test").read_text(encoding="utf-8")
+    assert "sha256sum ./*/*.jsonl ./*/MANIFEST.json" in text  # host and container lists, then diff
+    assert "EXPECTED=$((NFAM + 1))" in text  # every registered family + MANIFEST.json, counted
+    assert "--variant=minbase" in text
+    assert "torch|transformers|nvidia_|triton" in text  # the wheelhouse holds runtime dependencies only
+    assert 'kill "$DOCKERD_PID"' in text  # dockerd stopped by PID

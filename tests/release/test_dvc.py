@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,7 +20,8 @@ import yaml
 from decisionpivot.generate.registry import families
 
 ROOT = Path(__file__).resolve().parents[2]
-STAGES = ["manifest", "verify", "score", "licenses"]  # with their upstream stages: everything but audit
+STAGES = ["manifest", "verify", "score", "licenses", "datasheet"]  # with their upstream stages: all but audit
+VERBS = {"generate", "manifest", "verify", "audit", "evaluate", "score", "licenses", "datasheet"}
 
 
 def _load(name: str) -> dict:
@@ -37,9 +39,60 @@ def test_manifest_stage_depends_on_every_generated_file() -> None:
     assert deps == {f"datasets/core/${{generate.version}}/{f}.jsonl" for f in params["generate"]["families"]}
 
 
-def test_dvc_config_has_analytics_off() -> None:
-    text = (ROOT / ".dvc" / "config").read_text(encoding="utf-8")
-    assert "analytics = false" in text
+def test_stages_are_the_package_verbs_and_the_fresh_copy_test_covers_all_but_audit() -> None:
+    stages = _load("dvc.yaml")["stages"]
+    assert set(stages) == VERBS
+    # Every stage that is not upstream of another one is a target of the reproduction test below.
+    assert {name for name in stages if name != "audit"} - {"generate", "evaluate"} == set(STAGES)
+
+
+def test_no_stage_reads_the_reference_folder() -> None:
+    """Reference items come from official files outside the repository, so they are no pipeline input: the
+    stages whose verbs would read datasets/reference by default pass `--reference ""` (no reference tasks)."""
+    stages = _load("dvc.yaml")["stages"]
+    for name, stage in stages.items():
+        body = stage.get("do", stage)
+        deps = [str(d) for d in body.get("deps", [])]
+        assert not any("reference" in d and "reconstruct" not in d for d in deps), (name, deps)
+        verbs = set(re.findall(r"\bdp (\w+)", body["cmd"]))
+        assert verbs, name
+        if verbs & {"score", "datasheet", "compare", "release"}:
+            assert '--reference ""' in body["cmd"], name
+
+
+def test_datasheet_stage_declares_what_dp_datasheet_reads() -> None:
+    stage = _load("dvc.yaml")["stages"]["datasheet"]
+    assert stage["cmd"].startswith("dp datasheet ")
+    assert set(stage["outs"]) == {"datasheet/DATASHEET.md", "datasheet/croissant.json"}
+    deps = set(stage["deps"])
+    assert {"datasets/core/${generate.version}", "src/decisionpivot/datasheet", "src/decisionpivot/reconstruct/cards",
+            "src/decisionpivot/licenses"} <= deps
+    for dep in deps:
+        assert dep.startswith("datasets/core/") or (ROOT / dep).exists(), dep
+
+
+def test_readme_main_command_is_the_pipeline_and_installs_dvc() -> None:
+    """The README's first command runs `dvc repro`; the extra it installs must bring dvc (the test extra
+    reuses it)."""
+    import tomllib
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = [line.strip() for line in readme.splitlines() if line.startswith("    ") and line.strip()]
+    assert commands[:2] == ['pip install -e ".[pipeline]" && dvc repro',
+                            'pip install -e ".[test]" && python -m pytest -n 2']
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert any(dep.replace(" ", "").startswith("dvc>=") for dep in extras["pipeline"])
+    assert "decisionpivot[pipeline]" in extras["test"]
+    assert not any(dep.startswith("dvc") for dep in tomllib.loads(
+        (ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"])
+
+
+def test_dvc_config_has_analytics_off_and_a_local_default_remote() -> None:
+    config = (ROOT / ".dvc" / "config").read_text(encoding="utf-8")
+    assert "analytics = false" in config
+    assert "remote = store" in config
+    url = next(line.split("=", 1)[1].strip() for line in config.splitlines() if line.strip().startswith("url"))
+    assert "://" not in url  # a local path (README: S3 and others are opt-in)
 
 
 def _tracked_copy(dest: Path) -> None:
@@ -85,7 +138,7 @@ def test_fresh_copy_reproduces_the_lock(tmp_path: Path) -> None:
     lock = yaml.safe_load((work / "dvc.lock").read_text(encoding="utf-8"))
     committed = _load("dvc.lock")
     assert lock == committed, "dvc repro changed dvc.lock"
-    checked = 0
+    checked = set()
     for name, stage in committed["stages"].items():
         if name == "audit":
             continue
@@ -93,8 +146,9 @@ def test_fresh_copy_reproduces_the_lock(tmp_path: Path) -> None:
             path = work / out["path"]
             found = _dir_md5(path) if out["md5"].endswith(".dir") else _md5(path)
             assert found == out["md5"], f"{name}: {out['path']} has md5 {found}, dvc.lock says {out['md5']}"
-            checked += 1
-    assert checked >= 10
+            checked.add(out["path"])
+    assert len(checked) >= 10
+    assert {"datasheet/DATASHEET.md", "datasheet/croissant.json", "reports/leaderboard.md"} <= checked
     status = subprocess.run([dvc, "status", *STAGES], cwd=work, env=env, capture_output=True, text=True)
     assert status.returncode == 0, status.stderr
     assert "changed" not in status.stdout and "modified" not in status.stdout, status.stdout

@@ -188,3 +188,61 @@ def test_rank_correlation_between_two_scorings(
     assert set(pair) == {"system00", "system01", "system02"}
     assert spearman(pair, item).rho == pytest.approx(1.0)  # the synthetic skill orders both
     assert first.get("system00", "core", "macro", "pair_accuracy").value == pytest.approx(pair["system00"])
+
+
+def _xstest_runs(synthetic: tuple[Path, Path, list[str]], root: Path) -> tuple[Path, Path]:
+    """A copy of the synthetic runs plus answers to 100 `xstest` items (a real task card) in ``root``."""
+    _, runs, systems = synthetic
+    cases = [
+        Item(id=f"xstest:{i:05d}", family="xstest", layer="B", version="1.3", group=None, level=None,
+             variation=None, domain=None, state=f"prompt {i}", question="Is this prompt safe?",
+             options=(Option("safe", "comply"), Option("unsafe", "refuse")), answer="safe" if i % 2 else "unsafe")
+        for i in range(100)
+    ]
+    reference = root / "datasets" / "reference"
+    sha = write_items(reference / "xstest.jsonl", cases)
+    run_copy = root / "runs"
+    for system in systems:
+        (run_copy / system).mkdir(parents=True)
+        for path in (runs / system).iterdir():
+            (run_copy / system / path.name).write_bytes(path.read_bytes())
+        write_answers(run_copy / system, "xstest", sha,
+                      [{"id": c.id, "p": {"safe": 0.9 if c.answer == "safe" else 0.1,
+                                          "unsafe": 0.1 if c.answer == "safe" else 0.9}} for c in cases])
+    return reference, run_copy
+
+
+def _score_in(cwd: Path, items: Path, runs: Path, *extra: str) -> tuple[list[dict], str]:
+    out = cwd / "reports"
+    result = subprocess.run(
+        [sys.executable, "-m", "decisionpivot.cli", "score", "--runs", str(runs), "--items", str(items),
+         "--out", str(out), "--resamples", "20", "--nofigures", *extra],
+        capture_output=True, text=True, cwd=cwd, env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads((out / "scores.json").read_text()), (out / "leaderboard.md").read_text()
+
+
+def test_reference_folder_is_an_explicit_input_of_dp_score(
+    synthetic: tuple[Path, Path, list[str]], tmp_path: Path
+) -> None:
+    """Default: datasets/reference is read; --reference DIR reads DIR; --reference "" reads nothing (the DVC
+    score stage relies on this: its outputs must not depend on an undeclared reference folder)."""
+    items = synthetic[0]
+    reference, runs = _xstest_runs(synthetic, tmp_path)
+
+    def reference_tasks(records: list[dict]) -> set[str]:
+        return {r["task"] for r in records if r["track"] == "reference"}
+
+    default, board = _score_in(tmp_path, items, runs)
+    assert reference_tasks(default) == {"xstest", "layer:B", "macro"}
+    assert "reference over 1 of 7 layers" in board
+    explicit = tmp_path / "elsewhere"
+    explicit.mkdir()
+    chosen, _ = _score_in(explicit, items, runs, "--reference", str(reference))
+    assert reference_tasks(chosen) == reference_tasks(default)
+    # "" means no reference tasks -- not the current folder, which here holds xstest.jsonl itself.
+    none, board = _score_in(reference, items, runs, "--reference", "")
+    assert reference_tasks(none) == set()
+    assert "reference over" not in board
+    assert {r["task"] for r in none} == {r["task"] for r in default if r["track"] == "core"}

@@ -16,14 +16,18 @@ DATASHEET_NAME = "DATASHEET.md"
 CROISSANT_NAME = "croissant.json"
 
 
-def write_datasheet(core_dir: Path, reference_dir: Path, out_dir: Path,
+def write_datasheet(core_dir: Path, reference_dir: Path | None, out_dir: Path,
                     cards: dict[str, TaskCard] | None = None) -> list[Path]:
-    """Compute the statistics and write ``DATASHEET.md`` and ``croissant.json`` into ``out_dir``."""
+    """Compute the statistics and write ``DATASHEET.md`` and ``croissant.json`` into ``out_dir``.
+
+    ``reference_dir`` None: no reference items are read (every card is listed as absent).
+    """
     from decisionpivot.datasheet.croissant import croissant
     from decisionpivot.datasheet.render import datasheet_markdown
     from decisionpivot.datasheet.stats import collect
 
-    stats = collect(Path(core_dir), Path(reference_dir), all_cards() if cards is None else cards)
+    stats = collect(Path(core_dir), None if reference_dir is None else Path(reference_dir),
+                    all_cards() if cards is None else cards)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     sheet, meta = out_dir / DATASHEET_NAME, out_dir / CROISSANT_NAME

@@ -141,14 +141,17 @@ def _card_row(card: TaskCard, present: bool) -> CardRow:
                    target=card.target, present=present)
 
 
-def collect(core_dir: Path, reference_dir: Path, cards: dict[str, TaskCard]) -> DatasheetStats:
-    """Statistics of every core family in the core manifest, every present reference task, every card."""
+def collect(core_dir: Path, reference_dir: Path | None, cards: dict[str, TaskCard]) -> DatasheetStats:
+    """Statistics of every core family in the core manifest, every present reference task, every card.
+
+    ``reference_dir`` None reads no reference items: every card counts as absent.
+    """
     from decisionpivot.generate.run import read_manifest
 
     manifest = read_manifest(core_dir)
     families = manifest.get("families", {})
     core = tuple(part_stats(name, "core", core_dir / entry["file"]) for name, entry in families.items())
-    present = {task: reference_dir / f"{task}.jsonl" for task in sorted(cards)}
+    present = {} if reference_dir is None else {task: reference_dir / f"{task}.jsonl" for task in sorted(cards)}
     present = {task: path for task, path in present.items() if path.exists()}
     reference = tuple(part_stats(task, "reference", path) for task, path in present.items())
     rows = tuple(_card_row(cards[task], task in present) for task in sorted(cards))
