@@ -380,7 +380,7 @@ class DP:
         Args:
           repo_id: dataset repository ORG/NAME (not needed with --dry-run or --record-manifest alone).
           core: core items folder (default datasets/core/<version>).
-          reference: reconstructed reference items folder.
+          reference: reconstructed reference items folder ("" for a core-only release).
           out: release folder to build.
           private: create the repository private (default public, gated).
           dry_run: build the folder only; upload nothing.
@@ -393,7 +393,7 @@ class DP:
 
         if not (repo_id or dry_run or record_manifest):
             raise DecisionPivotError("name the dataset repository with --repo-id ORG/NAME (or build only: --dry-run)")
-        built = build_release(Path(core) if core else DEFAULT_CORE_DIR, reference, out)
+        built = build_release(Path(core) if core else DEFAULT_CORE_DIR, _reference_dir(reference), out)
         manifest = built.manifest
         for note in built.notes:
             print(f"note: {note}", file=sys.stderr)

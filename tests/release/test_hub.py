@@ -292,3 +292,15 @@ def test_hub_licence_ids() -> None:
     assert hf_license_id("CC-BY-4.0") == "cc-by-4.0" and hf_license_id("Apache-2.0") == "apache-2.0"
     assert hf_license_id("MIT + CDLA-Permissive-2.0 (see repo)") == "other"
     assert [size_category(n) for n in (999, 1000, 9999, 40_000)] == ["n<1K", "1K<n<10K", "1K<n<10K", "10K<n<100K"]
+
+
+def test_cli_release_with_empty_reference_is_core_only(tmp_path: Path, core_dir: Path, reference_dir: Path,
+                                                        monkeypatch, capsys) -> None:
+    # `--reference ""` means no reference tasks, not the current folder (whose <task>.jsonl would be shipped)
+    for source in reference_dir.glob("*.jsonl"):
+        (tmp_path / source.name).write_bytes(source.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    main(["release", "--dry-run", "--core", str(core_dir), "--reference", "", "--out", str(tmp_path / "rel")])
+    manifest = read_manifest_file(tmp_path / "rel" / "MANIFEST.json")
+    assert manifest["core"] and not manifest["reference"]
+    assert "no reference folder was given" in capsys.readouterr().err

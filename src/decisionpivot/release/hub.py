@@ -113,8 +113,11 @@ def release_route(card: TaskCard) -> RouteDecision:
     return decision
 
 
-def _collect_reference(reference_dir: Path, cards: dict[str, TaskCard], parts: _Parts) -> None:
-    """Redistributable reference tasks only; every other task is listed as reconstruct-only."""
+def _collect_reference(reference_dir: Path | None, cards: dict[str, TaskCard], parts: _Parts) -> None:
+    """Redistributable reference tasks only; every other task is listed as reconstruct-only.
+
+    ``reference_dir`` None builds a core-only release: redistributable tasks are listed as missing.
+    """
     for task in sorted(cards):
         card = cards[task]
         decision = release_route(card)
@@ -122,6 +125,10 @@ def _collect_reference(reference_dir: Path, cards: dict[str, TaskCard], parts: _
             parts.reconstruct_only.append((task, decision.reason))
             if card.route != decide_route(card.license).route:
                 parts.notes.append(f"{task}: left out ({decision.reason}); fix the card")
+            continue
+        if reference_dir is None:
+            parts.missing.append(task)
+            parts.notes.append(f"{task}: redistributable but no reference folder was given; left out")
             continue
         source = reference_dir / f"{task}.jsonl"
         if not source.exists():
@@ -191,10 +198,11 @@ def _swap_in(staging: Path, out_dir: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def build_release(core_dir: str | Path, reference_dir: str | Path, out_dir: str | Path,
+def build_release(core_dir: str | Path, reference_dir: str | Path | None, out_dir: str | Path,
                   cards: dict[str, TaskCard] | None = None) -> ReleaseBuild:
     """Build the Hugging Face dataset folder (see the module docstring); returns its manifest and notes."""
-    core_dir, reference_dir, out_dir = Path(core_dir), Path(reference_dir), Path(out_dir)
+    core_dir, out_dir = Path(core_dir), Path(out_dir)
+    reference_dir = None if reference_dir is None else Path(reference_dir)
     parts = _Parts()
     _collect_core(core_dir, parts)
     _collect_reference(reference_dir, all_cards() if cards is None else cards, parts)
