@@ -70,12 +70,12 @@ def test_tabfact_tables_split_on_hash_and_reject_ragged_rows(tmp_path: Path) -> 
 def test_folio_and_logiqa_reject_unknown_labels(tmp_path: Path) -> None:
     record = {"premises": ["p"], "premises-FOL": ["P"], "conclusion": "c", "conclusion-FOL": "C", "label": "Unknown"}
     (tmp_path / "folio-validation.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
-    with pytest.raises(SourceError, match="record 1: label 'Unknown'"):
+    with pytest.raises(SourceError, match=r"folio-validation.jsonl:1: label 'Unknown'"):
         build_items(all_cards()["folio"], tmp_path)
     nli = {"label": "entailed", "major_premise": [], "minor_premise": "m", "conclusion": "c"}
     (tmp_path / "test.txt").write_text(json.dumps(nli) + "\n" + json.dumps({**nli, "label": "neutral"}) + "\n",
                                        encoding="utf-8")
-    with pytest.raises(SourceError, match="record 2: label 'neutral'"):
+    with pytest.raises(SourceError, match=r"test.txt:2: label 'neutral'"):
         build_items(all_cards()["logiqa2_nli"], tmp_path)
     (tmp_path / "test.txt").write_text(json.dumps(nli) + "\n", encoding="utf-8")
     [item] = build_items(all_cards()["logiqa2_nli"], tmp_path)

@@ -118,3 +118,14 @@ def test_archive_links_are_refused_and_plain_members_extracted(tmp_path: Path) -
         tf.addfile(link)
     with pytest.raises(SourceError, match="link"):
         extract_archive(lpath, tmp_path / "out2")
+
+
+def test_json_lines_records_name_file_and_line(tmp_path: Path) -> None:
+    from decisionpivot.reconstruct.sources import SourceError, SourceFolder
+
+    (tmp_path / "a.jsonl").write_text('{"x": 1}\n\n{"x": 2}\n[3]\n', encoding="utf-8")
+    records = SourceFolder(tmp_path).records("a.jsonl")
+    assert next(records) == (f"{tmp_path / 'a.jsonl'}:1", {"x": 1})
+    assert next(records) == (f"{tmp_path / 'a.jsonl'}:3", {"x": 2})  # blank lines keep the file's numbering
+    with pytest.raises(SourceError, match=r"a\.jsonl:4: expected a JSON object"):
+        next(records)

@@ -15,7 +15,7 @@ import io
 import json
 import tarfile
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -77,15 +77,24 @@ class SourceFolder:
             raise SourceError(f"{self.path(relative)}:{exc.lineno}: not valid JSON ({exc.msg})") from None
 
     def jsonl(self, relative: str) -> list[Any]:
-        records = []
+        return [value for _, value in self._json_lines(relative)]
+
+    def records(self, relative: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """The JSON objects of a JSON Lines file, each with where it stands (``path:line``) for messages."""
+        for where, value in self._json_lines(relative):
+            if not isinstance(value, dict):
+                raise SourceError(f"{where}: expected a JSON object")
+            yield where, value
+
+    def _json_lines(self, relative: str) -> Iterator[tuple[str, Any]]:
         for number, line in enumerate(self.text(relative).splitlines(), start=1):
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line))
+                value = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise SourceError(f"{self.path(relative)}:{number}: not valid JSON ({exc.msg})") from None
-        return records
+            yield f"{self.path(relative)}:{number}", value
 
     def csv(self, relative: str, delimiter: str = ",") -> list[dict[str, str]]:
         return list(csv.DictReader(io.StringIO(self.text(relative), newline=""), delimiter=delimiter))

@@ -27,10 +27,7 @@ LABELS = {"True": "true", "False": "false", "Uncertain": "uncertain"}
 def convert(source: SourceFolder, card: TaskCard, **_: Any) -> list[Item]:
     items = []
     stories: dict[tuple[str, ...], int] = {}
-    for number, record in enumerate(source.jsonl(FILE), start=1):
-        where = f"{source.path(FILE)}: record {number}"
-        if not isinstance(record, dict):
-            raise SourceError(f"{where}: expected a JSON object")
+    for where, record in source.records(FILE):
         label = record.get("label")
         if label not in LABELS:
             raise SourceError(f"{where}: label {label!r}, expected one of {list(LABELS)}")

@@ -24,9 +24,8 @@ CATEGORIES = ("S", "H", "V", "HR", "SH", "S3", "H2", "V2")
 
 def convert(source: SourceFolder, card: TaskCard, **_: Any) -> list[Item]:
     items = []
-    for number, record in enumerate(source.jsonl(FILE), start=1):
-        where = f"{source.path(FILE)}: record {number}"
-        if not isinstance(record, dict) or not isinstance(record.get("prompt"), str) or not record["prompt"]:
+    for where, record in source.records(FILE):
+        if not isinstance(record.get("prompt"), str) or not record["prompt"]:
             raise SourceError(f"{where}: missing prompt text")
         unknown = [k for k in record if k != "prompt" and k not in CATEGORIES]
         if unknown:
