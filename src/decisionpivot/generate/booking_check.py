@@ -65,7 +65,7 @@ from decisionpivot.generate.common.domains import DOMAINS
 from decisionpivot.generate.common.formatting import clock, weekday_date
 from decisionpivot.generate.common.names import NameForge, lookalike
 from decisionpivot.generate.common.wording import join_words, pick
-from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
+from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
@@ -995,9 +995,6 @@ def _booking_lines(state: str) -> list[str]:
     return [line for line in body.splitlines() if line.strip()]
 
 
-def _as_probs(yes: bool) -> dict[str, float]:
-    return {"yes": 1.0, "no": 0.0} if yes else {"yes": 0.0, "no": 1.0}
-
 
 def heuristic_room_exactly_full(item: Item) -> dict[str, float]:
     """'The room is exactly full, so yes': yes when the stated attendee count equals the room's seats."""
@@ -1009,7 +1006,7 @@ def heuristic_room_exactly_full(item: Item) -> dict[str, float]:
     name = re.escape(req["room"])
     m = re.search(rf"{name}: (\d+) seats|{name} seats (\d+) people|\| {name} \| (\d+) \|", rooms)
     seats = int(next(g for g in m.groups() if g)) if m else -1
-    return _as_probs(req["count"] == seats)
+    return yes_no(req["count"] == seats)
 
 
 def heuristic_touching_booking(item: Item) -> dict[str, float]:
@@ -1031,8 +1028,8 @@ def heuristic_touching_booking(item: Item) -> dict[str, float]:
         if len(times) >= 2:
             s, e = _minutes(*times[0]), _minutes(*times[1])
             if s <= req["end"] + gap and req["start"] <= e + gap:
-                return _as_probs(False)
-    return _as_probs(True)
+                return yes_no(False)
+    return yes_no(True)
 
 
 def heuristic_person_busy_that_day(item: Item) -> dict[str, float]:
@@ -1048,8 +1045,8 @@ def heuristic_person_busy_that_day(item: Item) -> dict[str, float]:
         if req["date"] in line or day == req["date"]:
             names = set(re.findall(r"[A-Z][a-z]+ [A-Z][a-z]+", line))
             if names & set(req["people"]):
-                return _as_probs(False)
-    return _as_probs(True)
+                return yes_no(False)
+    return yes_no(True)
 
 
 register(

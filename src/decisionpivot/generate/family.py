@@ -118,6 +118,11 @@ class FamilySpec:
             raise ValueError(f"family {self.name}: layer must be one of {LAYERS}, got {self.layer!r}")
 
 
+def yes_no(yes: bool) -> dict[str, float]:
+    """A yes/no heuristic's answer as probabilities: all mass on "yes" or on "no"."""
+    return {"yes": 1.0, "no": 0.0} if yes else {"yes": 0.0, "no": 1.0}
+
+
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     """Flatten nested dicts/lists into ``{"a/0/b": leaf}`` so cases can be compared path by path."""
     if isinstance(value, dict):  # plain dict/list checks: the ABC checks cost a third of draw time

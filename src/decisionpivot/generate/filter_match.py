@@ -82,7 +82,7 @@ from decisionpivot.generate.common.domains import DOMAINS
 from decisionpivot.generate.common.formatting import long_date, money
 from decisionpivot.generate.common.names import NameForge, invented_stem, lookalike
 from decisionpivot.generate.common.wording import join_words, pick
-from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
+from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
@@ -1132,9 +1132,6 @@ def _read_item(item: Item) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     return specs, _raw_record(item.state["record"])
 
 
-def _verdict(ok: bool) -> dict[str, float]:
-    return {"yes": 1.0, "no": 0.0} if ok else {"yes": 0.0, "no": 1.0}
-
 
 def heuristic_direct_only(item: Item) -> dict[str, float]:
     """Check only the direct constraints (one field, no computation); assume every computed one holds.
@@ -1143,7 +1140,7 @@ def heuristic_direct_only(item: Item) -> dict[str, float]:
     (300 + 90) / 600 = 0.65 item accuracy, 90 / 300 pairs, by construction.
     """
     specs, record = _read_item(item)
-    return _verdict(all(holds(s, record) for s in specs if s["type"] in DIRECT_TYPES))
+    return yes_no(all(holds(s, record) for s in specs if s["type"] in DIRECT_TYPES))
 
 
 def _literal_holds(spec: dict[str, Any], record: dict[str, Any]) -> bool:
@@ -1174,7 +1171,7 @@ def heuristic_literal_fields(item: Item) -> dict[str, float]:
     number of months for a limit in years) and skipped when no single field carries it.
     """
     specs, record = _read_item(item)
-    return _verdict(all(_literal_holds(s, record) for s in specs))
+    return yes_no(all(_literal_holds(s, record) for s in specs))
 
 
 register(FamilySpec(

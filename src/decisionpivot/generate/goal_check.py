@@ -47,7 +47,7 @@ from typing import Any
 
 from decisionpivot.generate.common.names import NameForge
 from decisionpivot.generate.common.wording import pick
-from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
+from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
@@ -861,22 +861,19 @@ def _without_quotes(text: str) -> str:
     return re.sub(r'"[^"]*"', "", text)
 
 
-def _probs(yes: bool) -> dict[str, float]:
-    return {"yes": 1.0, "no": 0.0} if yes else {"yes": 0.0, "no": 1.0}
-
 
 def heuristic_goal_paths_mentioned(item: Item) -> dict[str, float]:
     """'Every path the goal names appears in the store or the trace, so yes' (no simulation)."""
     store, goal, trace = _split_state(item)
     known = _store_paths(store) | {p.rstrip("/.") for p in _PATH.findall(_without_quotes(trace))}
     wanted = {p.rstrip("/.") for p in _PATH.findall(_without_quotes(goal))}
-    return _probs(wanted <= known)
+    return yes_no(wanted <= known)
 
 
 def heuristic_goal_texts_mentioned(item: Item) -> dict[str, float]:
     """'Every quoted text the goal asks for appears somewhere in the store or the trace, so yes'."""
     store, goal, trace = _split_state(item)
-    return _probs(all(f'"{t}"' in store + trace for t in re.findall(r'"([^"]+)"', goal)))
+    return yes_no(all(f'"{t}"' in store + trace for t in re.findall(r'"([^"]+)"', goal)))
 
 
 register(

@@ -56,7 +56,7 @@ from typing import Any
 from decisionpivot.generate.common.domains import DOMAINS
 from decisionpivot.generate.common.names import NameForge
 from decisionpivot.generate.common.wording import pick
-from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
+from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
@@ -992,20 +992,17 @@ def parse_state(state: str) -> dict[str, Any]:
             "pin_order": order}
 
 
-def _yes_no(ok: bool) -> dict[str, float]:
-    return {"yes": 1.0, "no": 0.0} if ok else {"yes": 0.0, "no": 1.0}
-
 
 def heuristic_string_versions(item: Item) -> dict[str, float]:
     """Do every check, but compare versions as plain text and ignore the pre-release rule."""
     case = parse_state(str(item.state))
-    return _yes_no(all(ok for _, _, ok in checks(case, string_compare=True)))
+    return yes_no(all(ok for _, _, ok in checks(case, string_compare=True)))
 
 
 def heuristic_presence_only(item: Item) -> dict[str, float]:
     """Only ask whether every dependency of a pinned version is pinned at all (no versions, no runtime)."""
     case = parse_state(str(item.state))
-    return _yes_no(all(ok for kind, _, ok in checks(case) if kind == "missing"))
+    return yes_no(all(ok for kind, _, ok in checks(case) if kind == "missing"))
 
 
 register(FamilySpec(

@@ -43,7 +43,7 @@ from decisionpivot.generate.common.domains import DOMAINS
 from decisionpivot.generate.common.formatting import clock_seconds, weekday_date
 from decisionpivot.generate.common.names import NameForge
 from decisionpivot.generate.common.wording import pick
-from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
+from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
@@ -421,9 +421,6 @@ def _parse(item: Item) -> tuple[list[tuple[int, str, str]], dict[str, Any]] | No
                     "service": service.group(1)}
 
 
-def _verdict(ok: bool) -> dict[str, float]:
-    return {"yes": 1.0, "no": 0.0} if ok else {"yes": 0.0, "no": 1.0}
-
 
 def heuristic_ignore_window(item: Item) -> dict[str, float]:
     """Count the service's events of the level over the whole day, ignoring the window."""
@@ -431,7 +428,7 @@ def heuristic_ignore_window(item: Item) -> dict[str, float]:
     if parsed is None:
         return {"yes": 0.5, "no": 0.5}
     events, c = parsed
-    return _verdict(sum(1 for _, s, lv in events if s == c["service"] and lv == c["level"]) == c["count"])
+    return yes_no(sum(1 for _, s, lv in events if s == c["service"] and lv == c["level"]) == c["count"])
 
 
 def heuristic_ignore_level(item: Item) -> dict[str, float]:
@@ -440,7 +437,7 @@ def heuristic_ignore_level(item: Item) -> dict[str, float]:
     if parsed is None:
         return {"yes": 0.5, "no": 0.5}
     events, c = parsed
-    return _verdict(sum(1 for t, s, _ in events if s == c["service"] and c["start"] <= t <= c["end"])
+    return yes_no(sum(1 for t, s, _ in events if s == c["service"] and c["start"] <= t <= c["end"])
                     == c["count"])
 
 
@@ -450,7 +447,7 @@ def heuristic_exclusive_edges(item: Item) -> dict[str, float]:
     if parsed is None:
         return {"yes": 0.5, "no": 0.5}
     events, c = parsed
-    return _verdict(sum(1 for t, s, lv in events if s == c["service"] and lv == c["level"]
+    return yes_no(sum(1 for t, s, lv in events if s == c["service"] and lv == c["level"]
                         and c["start"] < t < c["end"]) == c["count"])
 
 
