@@ -113,7 +113,7 @@ def test_missing_api_key_variable_is_a_clear_error(tmp_path: Path, items_dir: Pa
 
 
 def test_proxy_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from decisionpivot.evaluate.chat import proxy_for
+    from decisionpivot.evaluate.http import proxy_for
 
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
     monkeypatch.setenv("NO_PROXY", "internal.example")

@@ -26,11 +26,16 @@ def test_user_message_layout() -> None:
         ('{"yes": 0.8, "no": 0.2}', {"yes": 0.8, "no": 0.2}),
         ('<think>maybe {"yes": 1, "no": 0}</think> {"yes": 0.3, "no": 0.7}', {"yes": 0.3, "no": 0.7}),
         ('Reasoning...\n```json\n{"yes": 0.1, "no": 0.9}\n```\nDone.', {"yes": 0.1, "no": 0.9}),
-        ('Sure. {"yes": 2, "no": 2} and later {"yes": 1, "no": 0}', {"yes": 2.0, "no": 2.0}),
+        ('Sure. {"yes": 2, "no": 2} and later {"yes": 1, "no": 0}', {"yes": 1.0, "no": 0.0}),
+        # think-aloud: an example object quoted first, the answer object last
+        ('The form is {"yes": <p>, "no": <p>}, e.g. {"yes": 0.5, "no": 0.5}. Row 3 decides it.\n'
+         '{"yes": 0.9, "no": 0.1}', {"yes": 0.9, "no": 0.1}),
+        # an object without the option keys after the answer does not win
+        ('{"yes": 0.2, "no": 0.8}\nChecked: {"rows": 3}', {"yes": 0.2, "no": 0.8}),
         ('{"yes": 0.5, "no": 0.5, "maybe": 0.1}', {"yes": 0.5, "no": 0.5}),
     ],
 )
-def test_parse_reply_reads_the_first_object_after_reasoning(reply: str, expected: dict) -> None:
+def test_parse_reply_reads_the_last_object_with_the_option_keys(reply: str, expected: dict) -> None:
     assert parse_reply(reply, KEYS) == expected
 
 

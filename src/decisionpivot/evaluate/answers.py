@@ -1,19 +1,32 @@
 """Answer files: ``runs/<system>/<task>.jsonl`` plus ``<task>.meta.json``, safe against crashes.
 
 Each record is one JSON line, written with a single ``write`` and flushed, so after ``kill -9`` the
-file holds complete lines and at most one torn last line. Opening the file again drops a torn last
-line, refuses a file made for a different items file (both hashes shown), and tells which ids are
-already answered, so a re-run answers only what is missing and never writes an id twice.
+file holds complete lines and at most one torn last line. Opening the file again:
 
-Shards (``--shard i/n``) write ``runs/<system>/shards/<task>.shard-<i>-of-<n>.jsonl``;
-:func:`merge_shards` folds them into the task file.
+* takes an exclusive lock (``<task>.lock``, an ``flock`` the kernel drops when the process dies), so
+  a second ``dp evaluate`` on the same answer file refuses at once, naming the holder;
+* drops a torn last line;
+* refuses a file made for a different items file (both hashes shown) or under a different system
+  config (the meta file's ``fingerprint`` of the settings that change answers; both shown) unless
+  ``restart``, which moves the old answers to ``<task>.jsonl.bak`` and starts afresh;
+* forgets *transient* error records (the server was down, the retry budget ran out) and, with
+  ``retry_errors``, every error record - rewriting the file atomically without them - so that they
+  are asked again and each id still has exactly one record.
+
+Shards (``--shard i/n``) write ``runs/<system>/shards/<task>.shard-<i>-of-<n>.jsonl``; option-order
+runs (``--permute-options K``) write ``runs/<system>/permuted/<task>.perm-<k>.jsonl``.
+:func:`merge_shards` folds shards into the task file; :func:`fold_duplicates` repairs a file that
+holds an id twice (``dp repair``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import json
 import os
+import socket
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,15 +80,52 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
 
 
-def answer_paths(runs: Path, system: str, task: str, shard: Shard | None = None) -> tuple[Path, Path]:
-    """(answers path, meta path) of one system's task, or of one shard of it."""
+def answer_paths(runs: Path, system: str, task: str, shard: Shard | None = None,
+                 permutation: int | None = None) -> tuple[Path, Path]:
+    """(answers path, meta path) of one system's task, of one shard of it, or of one option order."""
     folder = runs / system
+    if permutation is not None:
+        folder, task = folder / "permuted", f"{task}.perm-{permutation}"
     stem = folder / "shards" / f"{task}.{shard.suffix()}" if shard is not None else folder / task
     return stem.with_name(stem.name + ".jsonl"), stem.with_name(stem.name + ".meta.json")
 
 
-def read_answer_lines(path: Path, *, repair: bool) -> list[dict[str, Any]]:
+def lock_path(answers: Path) -> Path:
+    return answers.with_name(answers.name.removesuffix(".jsonl") + ".lock")
+
+
+class AnswerLock:
+    """An exclusive ``flock`` on ``<task>.lock``; released by :meth:`release` or by the process's death."""
+
+    def __init__(self, answers: Path) -> None:
+        self.path = lock_path(answers)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(self._fd, 4096, 0).decode("utf-8", "replace").strip() or "another process"
+            os.close(self._fd)
+            raise AnswerFileError(
+                f"{answers}: being written by {holder}; wait for it to finish or stop it "
+                "(two runs appending to one answer file would duplicate ids)"
+            ) from None
+        holder = f"pid {os.getpid()} on {socket.gethostname()} since {now()} ({' '.join(sys.argv)[:200]})"
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, holder.encode("utf-8"), 0)
+
+    def release(self) -> None:
+        if self._fd >= 0:
+            os.ftruncate(self._fd, 0)
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = -1
+
+
+def read_answer_lines(path: Path, *, repair: bool, allow_duplicates: bool = False) -> list[dict[str, Any]]:
     """Records of an answer file. A torn last line (no newline) is dropped, and cut off when ``repair``."""
+    if path.is_dir():
+        raise AnswerFileError(f"{path}: is a folder, not an answer file")
     if not path.exists():
         return []
     data = path.read_bytes()
@@ -87,58 +137,128 @@ def read_answer_lines(path: Path, *, repair: bool) -> list[dict[str, Any]]:
         data = data[:cut]
     records: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
-    for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise AnswerFileError(f"{path}:{line}: not UTF-8 (byte {exc.start})") from None
+    for number, line in enumerate(text.splitlines(), start=1):
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise AnswerFileError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
         if not isinstance(record, dict) or not isinstance(record.get("id"), str):
             raise AnswerFileError(f"{path}:{number}: expected an object with a string 'id'")
-        if record["id"] in seen:
+        if record["id"] in seen and not allow_duplicates:
             first = seen[record["id"]]
-            raise AnswerFileError(f"{path}:{number}: duplicate id {record['id']!r} (first on line {first})")
+            raise AnswerFileError(f"{path}:{number}: duplicate id {record['id']!r} (first on line {first}); "
+                                  "`dp repair --system NAME` folds duplicates into one record per id")
         seen[record["id"]] = number
         records.append(record)
     return records
 
 
-class AnswerWriter:
-    """Append-only writer of one answer file with its metadata."""
+def _identity_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
+    keys = sorted(set(old) | set(new))
+    changed = [f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in keys if old.get(k) != new.get(k)]
+    return "; ".join(changed) or "(settings not recorded)"
 
-    def __init__(self, path: Path, meta_path: Path, meta: dict[str, Any]) -> None:
+
+def _records_bytes(records: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in records).encode("utf-8")
+
+
+def is_transient(record: dict[str, Any]) -> bool:
+    """An error that says nothing about the system (server down, retries spent): asked again on resume."""
+    return "error" in record and record.get("transient") is True
+
+
+class AnswerWriter:
+    """Append-only writer of one answer file with its metadata, holding the file's lock."""
+
+    def __init__(self, path: Path, meta_path: Path, meta: dict[str, Any], lock: AnswerLock) -> None:
         self.path = path
         self.meta_path = meta_path
         self.meta = meta
+        self.lock = lock
         self._handle = path.open("ab")
 
     @classmethod
     def open(cls, path: Path, meta_path: Path, *, task: str, items_file: Path, items_sha256: str,
-             system: dict[str, Any], shard: Shard | None) -> tuple[AnswerWriter, set[str]]:
-        """Open (creating or resuming) and return the writer and the ids already answered."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+             system: Any, shard: Shard | None, restart: bool = False, retry_errors: bool = False,
+             extra_meta: dict[str, Any] | None = None) -> tuple[AnswerWriter, set[str]]:
+        """Open (creating or resuming) and return the writer and the ids already answered.
+
+        ``system`` is a :class:`~decisionpivot.evaluate.systems.SystemConfig`.
+        """
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise AnswerFileError(f"{path.parent}: cannot create the answers folder ({exc.strerror})") from None
+        if path.is_dir():
+            raise AnswerFileError(f"{path}: is a folder, not an answer file")
+        lock = AnswerLock(path)
+        try:
+            writer, done = cls._open_locked(path, meta_path, lock, task=task, items_file=items_file,
+                                            items_sha256=items_sha256, system=system, shard=shard, restart=restart,
+                                            retry_errors=retry_errors, extra_meta=extra_meta or {})
+        except BaseException:
+            lock.release()
+            raise
+        return writer, done
+
+    @classmethod
+    def _open_locked(cls, path: Path, meta_path: Path, lock: AnswerLock, *, task: str, items_file: Path,
+                     items_sha256: str, system: Any, shard: Shard | None, restart: bool, retry_errors: bool,
+                     extra_meta: dict[str, Any]) -> tuple[AnswerWriter, set[str]]:
+        if restart:
+            for old in (path, meta_path):
+                if old.exists():
+                    os.replace(old, old.with_name(old.name + ".bak"))
         old_meta: dict[str, Any] = {}
         if meta_path.exists():
             try:
                 old_meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            except json.JSONDecodeError:
+            except (ValueError, UnicodeDecodeError):
                 raise AnswerFileError(
-                    f"{meta_path}: not valid JSON; delete it with its answers to start over"
+                    f"{meta_path}: not valid JSON; start over with --restart (the old answers are kept as .bak)"
                 ) from None
+            if not isinstance(old_meta, dict):
+                raise AnswerFileError(f"{meta_path}: not a JSON object; start over with --restart")
             if old_meta.get("items_sha256") != items_sha256:
                 raise AnswerFileError(
                     f"{path}: answers were made for items with SHA-256 {old_meta.get('items_sha256')}, but "
-                    f"{items_file} now has SHA-256 {items_sha256}. Move the old answers away or use another "
-                    "system name to evaluate the changed items."
+                    f"{items_file} now has SHA-256 {items_sha256}. Start the task afresh with --restart, or use "
+                    "another system name to evaluate the changed items."
+                )
+            recorded = old_meta.get("fingerprint")
+            if recorded is not None and recorded != system.fingerprint():
+                raise AnswerFileError(
+                    f"{path}: answers were made by system {system.name!r} with another config "
+                    f"(fingerprint {str(recorded)[:12]}, now {system.fingerprint()[:12]}: "
+                    f"{_identity_difference(old_meta.get('identity') or {}, system.identity())}). "
+                    "Resuming would mix two systems' answers: use --restart to start the task afresh, or "
+                    "declare the changed config under another system name."
                 )
         elif path.exists() and path.stat().st_size:
-            raise AnswerFileError(f"{path}: answers without {meta_path.name}; cannot tell which items they answer")
+            raise AnswerFileError(f"{path}: answers without {meta_path.name}; cannot tell which items they answer "
+                                  "(--restart starts afresh, keeping them as .bak)")
         records = read_answer_lines(path, repair=True)
+        forget = [r for r in records if is_transient(r) or (retry_errors and "error" in r)]
+        if forget:
+            records = [r for r in records if not (is_transient(r) or (retry_errors and "error" in r))]
+            atomic_write_bytes(path, _records_bytes(records))
         done = {r["id"] for r in records}
         meta = {
             "task": task,
-            "system": system,
+            "system": system.public(),
+            "kind": system.kind,
+            "readout": system.readout,
+            "fingerprint": system.fingerprint(),
+            "identity": system.identity(),
             "items_file": str(items_file),
             "items_sha256": items_sha256,
+            **extra_meta,
             "package_version": __version__,
             "shard": None if shard is None else {"index": shard.index, "count": shard.count},
             "started": old_meta.get("started") or now(),
@@ -146,10 +266,11 @@ class AnswerWriter:
             "items": None,
             "answers": sum(1 for r in records if "p" in r),
             "errors": sum(1 for r in records if "error" in r),
+            "retried": len(forget),
             "retries": int(old_meta.get("retries") or 0),
             "runs": int(old_meta.get("runs") or 0) + 1,
         }
-        writer = cls(path, meta_path, meta)
+        writer = cls(path, meta_path, meta, lock)
         writer.save_meta()
         return writer, done
 
@@ -164,14 +285,47 @@ class AnswerWriter:
         atomic_write_bytes(self.meta_path, (json.dumps(self.meta, indent=2, ensure_ascii=False) + "\n").encode())
 
     def close(self, *, items: int, retries: int, finished: bool) -> None:
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
-        self._handle.close()
-        self.meta["items"] = items
-        self.meta["retries"] += retries
-        if finished:
-            self.meta["finished"] = now()
-        self.save_meta()
+        try:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+            self._handle.close()
+            self.meta["items"] = items
+            self.meta["retries"] += retries
+            if finished:
+                self.meta["finished"] = now()
+            self.save_meta()
+        finally:
+            self.lock.release()
+
+
+def fold_duplicates(path: Path) -> tuple[int, int]:
+    """Rewrite an answer file with one record per id (``dp repair``): (ids folded, ids whose answers differed).
+
+    Per id the first answer with probabilities is kept (an answer beats an error; among errors, the
+    first); the original is kept as ``<task>.jsonl.bak``. The file's lock is held throughout.
+    """
+    lock = AnswerLock(path)
+    try:
+        records = read_answer_lines(path, repair=True, allow_duplicates=True)
+        kept: dict[str, dict[str, Any]] = {}
+        folded: set[str] = set()
+        differing: set[str] = set()
+        for record in records:
+            first = kept.get(record["id"])
+            if first is None:
+                kept[record["id"]] = record
+                continue
+            folded.add(record["id"])
+            if "p" in first and "p" in record and first["p"] != record["p"]:
+                differing.add(record["id"])
+            if "p" not in first and "p" in record:
+                kept[record["id"]] = record
+        if folded:
+            os.replace(path, path.with_name(path.name + ".bak"))
+            atomic_write_bytes(path, _records_bytes(list(kept.values())))
+        return len(folded), len(differing)
+    finally:
+        lock.release()
 
 
 def merge_shards(runs: Path, system: str, task_order: dict[str, list[str]]) -> list[tuple[str, int, list[str]]]:
@@ -185,41 +339,69 @@ def merge_shards(runs: Path, system: str, task_order: dict[str, list[str]]) -> l
         raise AnswerFileError(f"{shard_dir}: no shard files to merge")
     by_task: dict[str, list[Path]] = {}
     for path in sorted(shard_dir.glob("*.shard-*-of-*.jsonl")):
+        if path.name.endswith(".raw.jsonl"):
+            continue  # a shard's log of unreadable replies, not answers
         task = path.name.split(".shard-")[0]
         by_task.setdefault(task, []).append(path)
     results = []
     for task, paths in by_task.items():
         if task not in task_order:
             raise AnswerFileError(f"{paths[0]}: task {task!r} is not in the items folder")
-        metas = [json.loads(p.with_name(p.name.removesuffix(".jsonl") + ".meta.json").read_text()) for p in paths]
+        metas = []
+        for shard_path in paths:
+            shard_meta = shard_path.with_name(shard_path.name.removesuffix(".jsonl") + ".meta.json")
+            try:
+                metas.append(json.loads(shard_meta.read_text(encoding="utf-8")))
+            except FileNotFoundError:
+                raise AnswerFileError(
+                    f"{shard_meta}: missing; cannot tell which items {shard_path.name} answers"
+                ) from None
+            except (ValueError, UnicodeDecodeError):
+                raise AnswerFileError(f"{shard_meta}: not valid JSON") from None
+            if not isinstance(metas[-1], dict) or not isinstance(metas[-1].get("shard"), dict) \
+                    or "items_sha256" not in metas[-1]:
+                raise AnswerFileError(f"{shard_meta}: not the meta file of a shard (no items_sha256 or shard)")
         hashes = {m["items_sha256"] for m in metas}
         if len(hashes) != 1:
             raise AnswerFileError(f"{shard_dir}: shards of {task!r} answered different items files: {sorted(hashes)}")
+        prints = {m.get("fingerprint") for m in metas}
+        if len(prints) != 1:
+            raise AnswerFileError(f"{shard_dir}: shards of {task!r} were answered under different system configs "
+                                  f"(fingerprints {sorted(str(p)[:12] for p in prints)})")
         counts = {m["shard"]["count"] for m in metas}
         main_path, meta_path = answer_paths(runs, system, task)
-        merged: dict[str, dict[str, Any]] = {r["id"]: r for r in read_answer_lines(main_path, repair=False)}
-        if main_path.exists() and meta_path.exists():
-            main_meta = json.loads(meta_path.read_text())
-            if main_meta["items_sha256"] not in hashes:
-                raise AnswerFileError(f"{main_path}: answers a different items file than its shards")
-        for path in paths:
-            for record in read_answer_lines(path, repair=False):
-                if record["id"] in merged and merged[record["id"]] != record:
-                    raise AnswerFileError(f"{path}: id {record['id']!r} answered twice with different records")
-                merged[record["id"]] = record
-        unknown = sorted(set(merged) - set(task_order[task]))
-        if unknown:
-            raise AnswerFileError(f"{shard_dir}: ids not in the items file of {task!r}: {unknown[:5]}")
-        ordered = [merged[i] for i in task_order[task] if i in merged]
-        data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ordered).encode("utf-8")
-        atomic_write_bytes(main_path, data)
-        meta = {**metas[0], "shard": None, "merged_from": [p.name for p in paths], "shard_count": sorted(counts),
-                "answers": sum(1 for r in ordered if "p" in r), "errors": sum(1 for r in ordered if "error" in r),
-                "retries": sum(int(m.get("retries") or 0) for m in metas), "items": len(task_order[task]),
-                "started": min(m["started"] for m in metas),
-                "finished": max((m["finished"] or "") for m in metas) or None}
-        atomic_write_bytes(meta_path, (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode())
-        missing = [i for i in task_order[task] if i not in merged]
-        results.append((task, len(ordered), missing))
+        lock = AnswerLock(main_path)
+        try:
+            results.append(_merge_task(task, paths, metas, hashes, counts, main_path, meta_path, task_order[task],
+                                       shard_dir))
+        finally:
+            lock.release()
     return results
 
+
+def _merge_task(task: str, paths: list[Path], metas: list[dict[str, Any]], hashes: set[str], counts: set[int],
+                main_path: Path, meta_path: Path, order: list[str], shard_dir: Path) -> tuple[str, int, list[str]]:
+    """Fold one task's shard files into its task file (the caller holds the task file's lock)."""
+    merged: dict[str, dict[str, Any]] = {r["id"]: r for r in read_answer_lines(main_path, repair=False)}
+    if main_path.exists() and meta_path.exists():
+        main_meta = json.loads(meta_path.read_text())
+        if main_meta["items_sha256"] not in hashes:
+            raise AnswerFileError(f"{main_path}: answers a different items file than its shards")
+    for path in paths:
+        for record in read_answer_lines(path, repair=False):
+            if record["id"] in merged and merged[record["id"]] != record:
+                raise AnswerFileError(f"{path}: id {record['id']!r} answered twice with different records")
+            merged[record["id"]] = record
+    unknown = sorted(set(merged) - set(order))
+    if unknown:
+        raise AnswerFileError(f"{shard_dir}: ids not in the items file of {task!r}: {unknown[:5]}")
+    ordered = [merged[i] for i in order if i in merged]
+    atomic_write_bytes(main_path, _records_bytes(ordered))
+    meta = {**metas[0], "shard": None, "merged_from": [p.name for p in paths], "shard_count": sorted(counts),
+            "answers": sum(1 for r in ordered if "p" in r), "errors": sum(1 for r in ordered if "error" in r),
+            "retries": sum(int(m.get("retries") or 0) for m in metas), "items": len(order),
+            "started": min(m["started"] for m in metas),
+            "finished": max((m["finished"] or "") for m in metas) or None}
+    atomic_write_bytes(meta_path, (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode())
+    missing = [i for i in order if i not in merged]
+    return task, len(ordered), missing

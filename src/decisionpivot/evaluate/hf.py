@@ -17,6 +17,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.evaluate.kinds import (
+    Emit,
+    KindSpec,
+    RunCounters,
+    Setting,
+    integer,
+    optional_integer,
+    register,
+    text,
+)
 from decisionpivot.evaluate.prompt import SYSTEM_MESSAGE, user_message
 from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item
@@ -115,7 +125,7 @@ class HFRunner:
             prompt, continuations = self.prompt_and_continuations(item)
             longest = len(prompt) + max(len(c) for c in continuations)
             if self.context_tokens and longest > self.context_tokens:
-                records[index] = {"id": item.id, "error": f"input longer than the model context "
+                records[index] = {"id": item.id, "error": f"input restriction: input longer than the model context "
                                                           f"({longest} tokens > {self.context_tokens})"}
                 continue
             pending.extend((index, k, prompt, c) for k, c in enumerate(continuations))
@@ -134,3 +144,38 @@ class HFRunner:
             probs = {key: w / total for key, w in zip(item.option_keys, weights, strict=True)}
             records[index] = {"id": item.id, "p": probs}
         return [r for r in records if r is not None]
+
+    def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
+        for start in range(0, len(items), self.batch_size):
+            for record in self.answer(items[start:start + self.batch_size]):
+                emit(record)
+
+
+_LOADED: dict[str, HFRunner] = {}
+
+
+def cached_runner(system: SystemConfig) -> HFRunner:
+    """Load a model once per process, not once per task."""
+    import json
+
+    key = json.dumps(system.public(), sort_keys=True, default=str)
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = HFRunner(system)
+    return _LOADED[key]
+
+
+register(KindSpec(
+    name="hf",
+    doc="a local transformers causal LM: softmax over whole option keys' log-probabilities",
+    settings={
+        "model": Setting(None, text, "path or hub id of a causal LM (loading never downloads unless allowed)"),
+        "device": Setting("auto", text, "cpu, cuda or auto"),
+        "batch_size": Setting(8, integer(1), "sequences per forward pass", identity=False),
+        "dtype": Setting("float32", text, "float32, bfloat16, ..."),
+        "context_tokens": Setting(None, optional_integer(1), "longer inputs are recorded as errors"),
+    },
+    required=("model",),
+    make_runner=cached_runner,
+    readout=lambda settings: "hf/key-logits",
+))

@@ -1,4 +1,11 @@
-"""Runners that answer in-process: built-in baselines and python decision-model plugins."""
+"""Kinds that answer in process: ``python`` decision-model plugins and the built-in ``baseline`` systems.
+
+A plugin is ``package.module:callable`` taking a batch of items and returning one answer per item:
+a mapping option key -> probability, ``None`` (no answer) or an exception instance (that item's
+failure). Every way a plugin can go wrong - an import that raises or has a syntax error, a batch that
+raises, a wrong number of answers, a value that is not a finite non-negative number (of any size:
+``10**400`` included) - becomes an error line or per-item error records, never a traceback.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,18 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.evaluate.kinds import (
+    Emit,
+    KindSpec,
+    RunCounters,
+    Setting,
+    SettingError,
+    integer,
+    mapping,
+    optional_text,
+    register,
+    text,
+)
 from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item
 
@@ -28,12 +47,19 @@ def checked_probabilities(item: Item, answer: Any) -> dict[str, Any]:
     probs = {}
     for key in item.option_keys:
         value = answer[key]
-        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-            reason = f"plugin value for {key!r} is not a finite non-negative number: {value!r}"
-            return {"id": item.id, "error": reason}
-        probs[key] = float(value)
-    if sum(probs.values()) <= 0:
+        try:
+            number = float(value) if not isinstance(value, bool) and isinstance(value, int | float) else math.nan
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number) or number < 0:
+            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:60] + "..."
+            return {"id": item.id, "error": f"plugin value for {key!r} is not a finite non-negative number: {shown}"}
+        probs[key] = number
+    total = sum(probs.values())
+    if total <= 0:
         return {"id": item.id, "error": "plugin probabilities are all zero"}
+    if not math.isfinite(total):
+        return {"id": item.id, "error": "plugin probabilities are too large to add up"}
     return {"id": item.id, "p": probs}
 
 
@@ -46,6 +72,12 @@ def load_callable(spec: str) -> Callable[..., Sequence[Any]]:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise DecisionPivotError(f"plugin {spec!r}: cannot import {module_name!r} ({exc})") from None
+    except SyntaxError as exc:
+        raise DecisionPivotError(f"plugin {spec!r}: {exc.filename}:{exc.lineno}: syntax error ({exc.msg})") from None
+    except Exception as exc:  # the plugin's own code raised while importing
+        raise DecisionPivotError(
+            f"plugin {spec!r}: importing {module_name!r} raised {type(exc).__name__}: {exc}"
+        ) from None
     target: Any = module
     for part in attr.split("."):
         target = getattr(target, part, None)
@@ -91,6 +123,18 @@ def local_decider(system: SystemConfig) -> tuple[Decide, int]:
     raise DecisionPivotError(f"system {system.name!r}: kind {system.kind!r} is not a local runner")
 
 
+class LocalRunner:
+    """The :class:`~decisionpivot.evaluate.kinds.Runner` of plugins and baselines: batches, in process."""
+
+    def __init__(self, system: SystemConfig) -> None:
+        self.decide, self.batch = local_decider(system)
+
+    def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
+        for start in range(0, len(items), self.batch):
+            for record in answer_batch(self.decide, items[start:start + self.batch]):
+                emit(record)
+
+
 def answer_batch(decide: Decide, batch: Sequence[Item]) -> list[dict[str, Any]]:
     """Records for one batch; a raising or mis-sized plugin turns into per-item errors."""
     try:
@@ -101,3 +145,37 @@ def answer_batch(decide: Decide, batch: Sequence[Item]) -> list[dict[str, Any]]:
         return [{"id": item.id, "error": f"plugin returned {len(answers)} answers for {len(batch)} items"}
                 for item in batch]
     return [checked_probabilities(item, answer) for item, answer in zip(batch, answers, strict=True)]
+
+
+def _check_baseline(settings: Mapping[str, Any]) -> None:
+    if settings["baseline"] not in ("uniform", "heuristic"):
+        raise SettingError(f"baseline must be 'uniform' or 'heuristic', got {settings['baseline']!r}")
+    if settings["baseline"] == "heuristic" and not (settings.get("family") and settings.get("heuristic")):
+        raise SettingError("a heuristic baseline needs 'family' and 'heuristic'")
+
+
+register(KindSpec(
+    name="python",
+    doc="a decision-model plugin package.module:callable (see decisionpivot/evaluate/example_plugin.py)",
+    settings={
+        "callable": Setting(None, text, "package.module:callable"),
+        "batch_size": Setting(32, integer(1), "items per call", identity=False),
+        "options": Setting({}, mapping, "keyword arguments passed to the callable"),
+    },
+    required=("callable",),
+    make_runner=LocalRunner,
+    readout=lambda settings: "python",
+))
+register(KindSpec(
+    name="baseline",
+    doc="built-in baselines: uniform guessing and each family's partial-information heuristics",
+    settings={
+        "baseline": Setting(None, text, "uniform or heuristic"),
+        "family": Setting(None, optional_text, "the heuristic's family"),
+        "heuristic": Setting(None, optional_text, "the heuristic's name"),
+    },
+    required=("baseline",),
+    make_runner=LocalRunner,
+    readout=lambda settings: "baseline",
+    validate=_check_baseline,
+))

@@ -2,8 +2,10 @@
 
 User message: the state under STATE (structured states as indented JSON), the instruction under
 QUESTION, the options as ``key: meaning`` lines under OPTIONS, closing with "Reply with the JSON
-object, in this form:" and an object of the item's option keys. The reply's first JSON object after
-any reasoning block or code fence is read; anything unreadable becomes a :class:`ReplyError`.
+object, in this form:" and an object of the item's option keys. The system message asks the model to
+*end* its reply with that object, so the reply's **last** JSON object that holds every option key is
+read, after any closed reasoning block (a model that thinks aloud may quote an example object first);
+anything unreadable - including numbers too large for a float - becomes a :class:`ReplyError`.
 """
 
 from __future__ import annotations
@@ -48,17 +50,17 @@ def chat_messages(item: Item) -> list[dict[str, str]]:
 
 _REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _OPEN_REASONING = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 
 
 def _json_objects(text: str) -> list[Any]:
+    """Every JSON object in ``text`` (nested objects inside a found one are not listed again)."""
     decoder = json.JSONDecoder()
     found = []
     i = text.find("{")
     while i != -1:
         try:
             value, end = decoder.raw_decode(text, i)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # JSONDecodeError, or an integer of over 4300 digits
             i = text.find("{", i + 1)
             continue
         if isinstance(value, dict):
@@ -67,34 +69,42 @@ def _json_objects(text: str) -> list[Any]:
     return found
 
 
-def parse_reply(text: str, keys: tuple[str, ...]) -> dict[str, float]:
-    """The probabilities of the first JSON object after any reasoning block or code fence.
+def probability(value: Any, where: str) -> float:
+    """A finite non-negative probability from a number of any size, or ReplyError saying why not."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ReplyError(f"value for {where} is not a number: {str(value)[:60]!r}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ReplyError(f"value for {where} is too large for a probability ({len(str(value))} digits)") from None
+    if not math.isfinite(number) or number < 0:
+        raise ReplyError(f"value for {where} is not a finite non-negative number: {value!r}")
+    return number
 
-    Raises ReplyError when no object is found, an option key is missing, or a value is not a
+
+def parse_reply(text: str, keys: tuple[str, ...]) -> dict[str, float]:
+    """The probabilities of the last JSON object holding every option key, after any reasoning block.
+
+    Raises ReplyError when no object is found, no object has all option keys, or a value is not a
     finite non-negative number (values are kept as given; the scorer normalises them).
     """
-    if not text or not text.strip():
+    if not isinstance(text, str) or not text.strip():
         raise ReplyError("empty reply")
     body = _REASONING.sub("", text)
     if _OPEN_REASONING.search(body):
         raise ReplyError("reasoning block was never closed")
-    fenced = _FENCE.findall(body)
-    candidates = [obj for block in fenced for obj in _json_objects(block)] + _json_objects(body)
+    candidates = _json_objects(body)
     if not candidates:
         raise ReplyError("no JSON object in the reply")
-    obj = candidates[0]
-    missing = [k for k in keys if k not in obj]
-    if missing:
+    complete = [obj for obj in candidates if all(k in obj for k in keys)]
+    if not complete:
+        missing = [k for k in keys if k not in candidates[-1]]
         raise ReplyError(f"reply object misses option key(s) {missing}")
-    probs: dict[str, float] = {}
-    for key in keys:
-        value = obj[key]
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ReplyError(f"value for {key!r} is not a number: {value!r}")
-        number = float(value)
-        if not math.isfinite(number) or number < 0:
-            raise ReplyError(f"value for {key!r} is not a finite non-negative number: {value!r}")
-        probs[key] = number
-    if sum(probs.values()) <= 0:
+    obj = complete[-1]
+    probs = {key: probability(obj[key], repr(key)) for key in keys}
+    total = sum(probs.values())
+    if total <= 0:
         raise ReplyError("all probabilities are zero")
+    if not math.isfinite(total):
+        raise ReplyError("probabilities too large to add up")
     return probs

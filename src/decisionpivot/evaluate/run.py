@@ -1,20 +1,37 @@
-"""`dp evaluate`: one system over the tasks of an items folder, writing resumable answer files."""
+"""`dp evaluate`: one system over the tasks of an items folder, writing resumable answer files.
+
+Before anything is asked, each items file is checked: against the folder's ``MANIFEST.json`` and,
+for the release items, against the hashes shipped in the package (``release/expected_manifest.json``),
+so a tampered or half-edited items file is never evaluated silently (``allow_modified_items`` lets it
+through, and the meta file and the leaderboard then say so). The system's runner - whatever its kind,
+through the :class:`~decisionpivot.evaluate.kinds.Runner` protocol - answers what the answer file does
+not hold yet; afterwards each task reports whether its records reach the 99% the scorer needs.
+
+``permute_options=K`` asks every item again under K seeded re-orderings of its options (written to
+``runs/<system>/permuted/<task>.perm-<k>.jsonl``; the release order stays the official one), for the
+option-order robustness figures of ``dp score``.
+"""
 
 from __future__ import annotations
 
-import asyncio
+import hashlib
 import json
+import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.evaluate.answers import AnswerWriter, Shard, answer_paths
+from decisionpivot.evaluate.answers import AnswerWriter, Shard, answer_paths, is_transient
+from decisionpivot.evaluate.kinds import Record, RunCounters
 from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item, read_items, sha256_file
+
+COVERAGE = (99, 100)
+"""A task's records must cover this share of its items for the scorer to include it."""
 
 
 @dataclass(frozen=True)
@@ -22,7 +39,7 @@ class TaskRun:
     """What one evaluation did for one task."""
 
     task: str
-    """Task (family) name."""
+    """Task (family) name; ``<task>.perm-<k>`` for an option-order run."""
     items: int
     """Items in this task's share (all items, or the shard's)."""
     already: int
@@ -30,11 +47,19 @@ class TaskRun:
     answered: int
     """Records with probabilities now in the answer file."""
     errors: int
-    """Error records now in the answer file."""
+    """Error records now in the answer file (final and transient)."""
+    transient: int
+    """Of those, transient errors (server down, retries spent): asked again by the next run."""
     retries: int
     """Retries spent."""
     path: Path
     """Answer file written."""
+
+    @property
+    def covered(self) -> bool:
+        """Records other than transient errors cover >= 99% of the items (what the scorer needs)."""
+        kept = self.answered + self.errors - self.transient
+        return COVERAGE[1] * kept >= COVERAGE[0] * self.items
 
 
 def task_files(items_dir: Path) -> dict[str, Path]:
@@ -48,17 +73,73 @@ def task_files(items_dir: Path) -> dict[str, Path]:
 
 
 def select(items: Sequence[Item], shard: Shard | None, limit: int | None) -> list[Item]:
+    if limit is not None and limit < 0:
+        raise DecisionPivotError(f"--limit must be 0 or more, got {limit}")
     chosen = [item for i, item in enumerate(items) if shard is None or i % shard.count == shard.index]
     return chosen[:limit] if limit is not None else chosen
 
 
-def _answer(system: SystemConfig, todo: list[Item], writer: AnswerWriter, raw_path: Path, bar: Any) -> int:
-    """Answer ``todo`` with the system's runner, writing each record as it comes; returns retries."""
-    from decisionpivot.evaluate.chat import RunCounters
+def check_items_file(items_dir: Path, task: str, path: Path, sha256: str) -> str:
+    """How the items file was checked: ``manifest``, ``manifest+release``, or ``unchecked`` (no manifest).
 
-    counters = RunCounters()
+    Raises when the file's hash differs from its folder's MANIFEST.json or from the package's release
+    hashes (for a folder whose manifest says it holds the release).
+    """
+    manifest_path = items_dir / "MANIFEST.json"
+    if not manifest_path.exists():
+        return "unchecked (no MANIFEST.json)"
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        entry = manifest["families"][task]
+        recorded = entry["sha256"]
+    except (ValueError, UnicodeDecodeError, KeyError, TypeError):
+        raise DecisionPivotError(f"{manifest_path}: no SHA-256 for {task!r}; regenerate the items "
+                                 "(`dp generate`) or pass --allow-modified-items") from None
+    if recorded != sha256:
+        raise DecisionPivotError(
+            f"{path}: SHA-256 {sha256} differs from {manifest_path.name}'s {recorded}: the items were changed "
+            "after they were drawn. Regenerate them (`dp generate`), or evaluate them as they are with "
+            "--allow-modified-items (recorded in the meta file and on the leaderboard)"
+        )
+    from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED
+    from decisionpivot.release.manifest import expected_manifest
 
-    def emit(record: dict[str, Any]) -> None:
+    if entry.get("seed") != RELEASE_SEED or manifest.get("version") != BENCHMARK_VERSION:
+        return "manifest"  # a fresh draw or another version: its own manifest is all there is
+    shipped = (expected_manifest() or {}).get("core", {}).get(task, {}).get("sha256")
+    if shipped is None:
+        return "manifest"
+    if shipped != sha256:
+        raise DecisionPivotError(
+            f"{path}: SHA-256 {sha256} is not the released {task} ({shipped}, shipped in the package), although "
+            f"{manifest_path.name} says these are the release items. Regenerate them (`dp generate`) or pass "
+            "--allow-modified-items"
+        )
+    return "manifest+release"
+
+
+def permuted(item: Item, k: int) -> Item:
+    """The item with its options in the k-th seeded order (never the listed order when it has 2+ options)."""
+    seed = int.from_bytes(hashlib.sha256(f"{item.id}\x00permutation\x00{k}".encode()).digest()[:8], "big")
+    rng = random.Random(seed)
+    options = list(item.options)
+    if len(options) < 2:
+        return item
+    order = list(options)
+    while order == options:
+        rng.shuffle(order)
+    return replace(item, options=tuple(order))
+
+
+def _answer(system: SystemConfig, todo: list[Item], writer: AnswerWriter, raw_path: Path, bar: Any,
+            counters: RunCounters) -> None:
+    """Answer ``todo`` with the system's runner, writing each record as it comes."""
+    expected = {item.id for item in todo}
+
+    def emit(record: Record) -> None:
+        if record.get("id") not in expected:
+            raise DecisionPivotError(f"system {system.name!r}: runner answered {record.get('id')!r}, not asked")
+        expected.discard(record["id"])
         writer.write(record)
         if "p" in record:
             counters.answered += 1
@@ -67,38 +148,20 @@ def _answer(system: SystemConfig, todo: list[Item], writer: AnswerWriter, raw_pa
         bar.update(1)
         bar.set_postfix(answered=counters.answered, errors=counters.errors, retries=counters.retries, refresh=False)
 
-    if system.kind == "chat":
-        from decisionpivot.evaluate.chat import ChatRunner
+    handles: list[Any] = []  # the raw log is opened on its first entry: most runs never write one
 
-        budget = system.settings.get("retry_budget")
-        budget = int(budget) if budget is not None else 50 + len(todo) // 10
-        asyncio.run(ChatRunner(system).run(todo, emit, counters, raw_path, budget))
-    elif system.kind == "hf":
-        runner = _hf_runner(system)
-        for start in range(0, len(todo), runner.batch_size):
-            for record in runner.answer(todo[start:start + runner.batch_size]):
-                emit(record)
-    else:
-        from decisionpivot.evaluate.local import answer_batch, local_decider
+    def raw_log(entry: Record) -> None:
+        if not handles:
+            handles.append(raw_path.open("a", encoding="utf-8"))
+        handles[0].write(json.dumps(entry, ensure_ascii=False) + "\n")
+        handles[0].flush()
 
-        decide, batch = local_decider(system)
-        for start in range(0, len(todo), batch):
-            for record in answer_batch(decide, todo[start:start + batch]):
-                emit(record)
-    return counters.retries
-
-
-_HF_CACHE: dict[str, Any] = {}
-
-
-def _hf_runner(system: SystemConfig) -> Any:
-    from decisionpivot.evaluate.hf import HFRunner
-
-    key = json.dumps(system.public(), sort_keys=True, default=str)
-    if key not in _HF_CACHE:  # load a model once per process, not once per task
-        _HF_CACHE.clear()
-        _HF_CACHE[key] = HFRunner(system)
-    return _HF_CACHE[key]
+    try:
+        runner = system.spec.make_runner(system)
+        runner.run(todo, emit, counters, raw_log)
+    finally:
+        for handle in handles:
+            handle.close()
 
 
 def evaluate_system(
@@ -109,8 +172,15 @@ def evaluate_system(
     limit: int | None = None,
     shard: Shard | None = None,
     progress: bool | None = None,
+    *,
+    restart: bool = False,
+    retry_errors: bool = False,
+    allow_modified_items: bool = False,
+    permute_options: int = 0,
 ) -> list[TaskRun]:
     """Run ``system`` over each task (its family only, for heuristic baselines)."""
+    if permute_options < 0:
+        raise DecisionPivotError(f"--permute-options must be 0 or more, got {permute_options}")
     files = task_files(items_dir)
     names = list(tasks) if tasks else list(files)
     unknown = [t for t in names if t not in files]
@@ -120,25 +190,51 @@ def evaluate_system(
         names = [t for t in names if t in system.families]
         if not names:
             raise DecisionPivotError(f"system {system.name!r} answers only {list(system.families)}")
+    checked: dict[str, tuple[Path, str, str]] = {}
+    for task in names:  # every items file is checked before anything is asked
+        path = files[task]
+        sha256 = sha256_file(path)
+        try:
+            how = check_items_file(items_dir, task, path, sha256)
+        except DecisionPivotError:
+            if not allow_modified_items:
+                raise
+            how = "modified (--allow-modified-items)"
+        checked[task] = (path, sha256, how)
     results = []
     for task in names:
-        path = files[task]
-        items = read_items(path)
-        chosen = select(items, shard, limit)
-        answers_path, meta_path = answer_paths(runs_dir, system.name, task, shard)
-        writer, done = AnswerWriter.open(answers_path, meta_path, task=task, items_file=path,
-                                         items_sha256=sha256_file(path), system=system.public(), shard=shard)
-        todo = [item for item in chosen if item.id not in done]
-        raw_path = answers_path.with_name(answers_path.name.removesuffix(".jsonl") + ".raw.jsonl")
-        retries = 0
-        finished = False
-        quiet = True if progress is False else None  # None: tqdm shows the bar only on a terminal
-        with tqdm(total=len(todo), desc=f"{system.name} {task}", unit="item", disable=quiet, leave=False) as bar:
-            try:
-                retries = _answer(system, todo, writer, raw_path, bar)
-                finished = True
-            finally:
-                writer.close(items=len(chosen), retries=retries, finished=finished)
-        results.append(TaskRun(task, len(chosen), len(chosen) - len(todo), writer.meta["answers"],
-                               writer.meta["errors"], retries, answers_path))
+        path, sha256, how = checked[task]
+        chosen = select(read_items(path), shard, limit)
+        for k in range(permute_options + 1):
+            items = chosen if k == 0 else [permuted(item, k) for item in chosen]
+            extra = {"items_check": how, "allow_modified_items": allow_modified_items,
+                     "permutation": None if k == 0 else {"k": k, "of": permute_options}}
+            results.append(_run_task(system, task, path, sha256, items, runs_dir, shard, progress, restart,
+                                     retry_errors, extra, None if k == 0 else k))
     return results
+
+
+def _run_task(system: SystemConfig, task: str, path: Path, sha256: str, chosen: list[Item], runs_dir: Path,
+              shard: Shard | None, progress: bool | None, restart: bool, retry_errors: bool,
+              extra: dict[str, Any], permutation: int | None) -> TaskRun:
+    answers_path, meta_path = answer_paths(runs_dir, system.name, task, shard, permutation)
+    writer, done = AnswerWriter.open(answers_path, meta_path, task=task, items_file=path, items_sha256=sha256,
+                                     system=system, shard=shard, restart=restart, retry_errors=retry_errors,
+                                     extra_meta=extra)
+    todo = [item for item in chosen if item.id not in done]
+    raw_path = answers_path.with_name(answers_path.name.removesuffix(".jsonl") + ".raw.jsonl")
+    counters = RunCounters()
+    finished = False
+    quiet = True if progress is False else None  # None: tqdm shows the bar only on a terminal
+    label = task if permutation is None else f"{task} (option order {permutation})"
+    try:
+        with tqdm(total=len(todo), desc=f"{system.name} {label}", unit="item", disable=quiet, leave=False) as bar:
+            _answer(system, todo, writer, raw_path, bar, counters)
+        finished = True
+    finally:
+        writer.close(items=len(chosen), retries=counters.retries, finished=finished)
+    transient = sum(1 for line in answers_path.read_text(encoding="utf-8").splitlines()
+                    if '"transient"' in line and is_transient(json.loads(line)))
+    name = task if permutation is None else f"{task}.perm-{permutation}"
+    return TaskRun(name, len(chosen), len(chosen) - len(todo), writer.meta["answers"], writer.meta["errors"],
+                   transient, counters.retries, answers_path)

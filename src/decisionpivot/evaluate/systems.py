@@ -5,28 +5,19 @@ commented examples; a user file given with ``--config`` adds systems or override
 name. Every family heuristic (``FamilySpec.heuristics``) is also a system, named
 ``heuristic.<family>.<heuristic>``; it answers only its family.
 
-Kinds and their keys (unknown keys are an error, so typos do not pass silently):
-
-``chat``   any OpenAI-compatible chat-completions endpoint.
-           ``base_url`` (required), ``model`` (required), ``api_key_env`` (name of the environment
-           variable holding the key; the key itself is never written anywhere), ``temperature``
-           (default 0), ``max_tokens`` (2048), ``reasoning_effort`` (sent when set), ``concurrency``
-           (16), ``requests_per_minute`` (0 = unlimited), ``timeout_s`` (120), ``max_attempts`` (6),
-           ``backoff_base_s`` (1.0: retry n waits a random time up to base x 2^n, at least Retry-After),
-           ``retry_budget`` (retries allowed per task; default 50 + 10% of the items),
-           ``context_tokens`` (inputs longer than this, estimated at 4 characters a token, are
-           recorded as errors), ``extra_body`` (a mapping merged into each request).
-``hf``     a local transformers causal LM: ``model`` (path or hub id; loading never downloads unless
-           the user's environment allows it), ``device`` (``cpu``, ``cuda``, ``auto``),
-           ``batch_size`` (8), ``dtype`` (``float32``...), ``context_tokens``.
-``python`` a decision-model plugin: ``callable`` (``package.module:function``), ``batch_size`` (32),
-           ``options`` (a mapping passed to the callable as keyword arguments).
-``baseline`` built-in baselines: ``baseline`` = ``uniform`` or ``heuristic`` (with ``family`` and
-           ``heuristic``).
+Each ``kind`` is a module that registers a :class:`~decisionpivot.evaluate.kinds.KindSpec` with its
+keys, defaults and checks (``dp systems --kinds`` lists them all); unknown keys and values of the
+wrong type are errors naming the file, the system and the key, so typos do not pass silently. Kinds:
+``chat`` (OpenAI-compatible chat completions), ``systemone`` (the System One API),
+``openai_decisions`` and ``sglang_decisions`` (the two Decisions-API shapes), ``decision``
+(transformers' ``pipeline("decision")`` in process), ``hf`` (a causal LM's option-key logits),
+``python`` (a plugin) and ``baseline``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -36,20 +27,9 @@ from typing import Any
 import yaml
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.evaluate.kinds import KindSpec, SettingError, kinds
 
 SYSTEM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
-
-_KEYS: dict[str, dict[str, Any]] = {
-    "chat": {
-        "base_url": None, "model": None, "api_key_env": None, "temperature": 0.0, "max_tokens": 2048,
-        "reasoning_effort": None, "concurrency": 16, "requests_per_minute": 0, "timeout_s": 120.0,
-        "max_attempts": 6, "backoff_base_s": 1.0, "retry_budget": None, "context_tokens": None, "extra_body": {},
-    },
-    "hf": {"model": None, "device": "auto", "batch_size": 8, "dtype": "float32", "context_tokens": None},
-    "python": {"callable": None, "batch_size": 32, "options": {}},
-    "baseline": {"baseline": None, "family": None, "heuristic": None},
-}
-_REQUIRED = {"chat": ("base_url", "model"), "hf": ("model",), "python": ("callable",), "baseline": ("baseline",)}
 
 
 class SystemConfigError(DecisionPivotError):
@@ -63,7 +43,7 @@ class SystemConfig:
     name: str
     """Name used on the command line and as the folder under runs/."""
     kind: str
-    """chat, hf, python or baseline."""
+    """A registered kind (see decisionpivot.evaluate.kinds)."""
     settings: dict[str, Any] = field(default_factory=dict)
     """The kind's keys with defaults filled in."""
     source: str = "built-in"
@@ -72,6 +52,25 @@ class SystemConfig:
     def public(self) -> dict[str, Any]:
         """The config as recorded in answer-file metadata: never a secret, only the variable's name."""
         return {"name": self.name, "kind": self.kind, **self.settings}
+
+    @property
+    def spec(self) -> KindSpec:
+        return kinds()[self.kind]
+
+    def identity(self) -> dict[str, Any]:
+        """The settings that change the answers (model, prompt, readout...), without transport keys."""
+        settings = self.spec.settings
+        return {"kind": self.kind, **{k: v for k, v in self.settings.items() if settings[k].identity}}
+
+    def fingerprint(self) -> str:
+        """SHA-256 of :meth:`identity` as canonical JSON: a resumed run must have the same one."""
+        canonical = json.dumps(self.identity(), sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    @property
+    def readout(self) -> str:
+        """How this system's answers are read (e.g. ``systemone/noul``), for the meta file and leaderboard."""
+        return self.spec.readout(self.settings) or self.kind
 
     @property
     def families(self) -> tuple[str, ...] | None:
@@ -95,27 +94,34 @@ def _declare(name: str, raw: Any, source: str) -> SystemConfig:
     validate_system_name(name)
     if not isinstance(raw, dict):
         raise SystemConfigError(f"{source}: system {name!r} must be a mapping of settings")
+    registered = kinds()
     kind = raw.get("kind")
-    if kind not in _KEYS:
-        raise SystemConfigError(f"{source}: system {name!r}: kind must be one of {sorted(_KEYS)}, got {kind!r}")
-    unknown = sorted(set(raw) - set(_KEYS[kind]) - {"kind"})
+    if kind not in registered:
+        raise SystemConfigError(
+            f"{source}: system {name!r}: kind must be one of {sorted(registered)}, got {kind!r}"
+        )
+    spec = registered[kind]
+    if "api_key" in raw:
+        raise SystemConfigError(f"{source}: system {name!r}: put the key in an environment variable "
+                                "and name it with api_key_env")
+    unknown = sorted(set(raw) - set(spec.settings) - {"kind"})
     if unknown:
         raise SystemConfigError(
-            f"{source}: system {name!r} ({kind}): unknown key(s) {unknown}; allowed: {sorted(_KEYS[kind])}"
+            f"{source}: system {name!r} ({kind}): unknown key(s) {unknown}; allowed: {sorted(spec.settings)}"
         )
-    settings = {**_KEYS[kind], **{k: v for k, v in raw.items() if k != "kind"}}
-    for key in _REQUIRED[kind]:
-        if settings.get(key) in (None, ""):
+    settings: dict[str, Any] = {}
+    for key, setting in spec.settings.items():
+        value = raw.get(key, setting.default)
+        if key in spec.required and value in (None, ""):
             raise SystemConfigError(f"{source}: system {name!r} ({kind}) needs {key!r}")
-    if kind == "chat":
-        for key in ("concurrency", "max_tokens", "max_attempts"):
-            if not isinstance(settings[key], int) or settings[key] < 1:
-                raise SystemConfigError(f"{source}: system {name!r}: {key} must be a positive integer")
-        if "api_key" in raw:
-            raise SystemConfigError(f"{source}: system {name!r}: put the key in an environment variable "
-                                    "and name it with api_key_env")
-    if kind == "baseline" and settings["baseline"] not in ("uniform", "heuristic"):
-        raise SystemConfigError(f"{source}: system {name!r}: baseline must be 'uniform' or 'heuristic'")
+        try:
+            settings[key] = setting.check(value) if value is not None or key in spec.required else None
+        except SettingError as exc:
+            raise SystemConfigError(f"{source}: system {name!r} ({kind}): {key}: {exc}") from None
+    try:
+        spec.validate(settings)
+    except SettingError as exc:
+        raise SystemConfigError(f"{source}: system {name!r} ({kind}): {exc}") from None
     return SystemConfig(name=name, kind=kind, settings=settings, source=source)
 
 

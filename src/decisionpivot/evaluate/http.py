@@ -1,0 +1,466 @@
+"""The HTTP engine every remote kind shares: at scale, unattended, one trustworthy record per item.
+
+A kind that answers over HTTP (``chat``, ``systemone``, ``openai_decisions``, ``sglang_decisions``)
+supplies a :class:`Wire`: the URL, the request body for an item, and the reading of a 200 response.
+The engine does the rest, the same way for all of them:
+
+* a fixed pool of workers over one aiohttp session (its per-request CPU cost is a third of httpx's:
+  see benchmarks/evaluate_throughput.py), an optional requests-per-minute limit;
+* an **adaptive in-flight limit** (additive increase, multiplicative decrease): a timeout or a 429
+  halves it (once per window of requests), each success grows it by 1/limit, up to ``concurrency``,
+  so a server that serves one request at a time is not buried under retries of queued requests;
+  the time an item waits for a slot is recorded as ``queued_s``, apart from ``latency_s``;
+* retries with full-jitter exponential backoff honouring ``Retry-After`` on 408/409/425/429/5xx/529
+  and timeouts, within ``max_attempts`` and a per-task retry budget; when they are spent the record
+  is an error marked ``"transient": true``, which a re-run asks again (the scorer counts it as missing);
+* 401/403 stop the run at once with the server's message; when the first ``stop_after_failures``
+  requests all fail with the same other 4xx (a wrong model name, an unknown field) the run stops too,
+  printing the server's message, and those records are not written, so fixing the config and
+  re-running asks them again;
+* 413, and 400/422 whose message says a limit was crossed, are recorded as ``input restriction``
+  errors (the paper's Table B1); the server's ``detail`` is read in whichever form it comes;
+* every non-200 body and every unreadable reply goes to ``<task>.raw.jsonl``; the API key's value is
+  replaced by ``***`` in every message, record and log line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import email.utils
+import json
+import os
+import random
+import re
+import time
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import aiohttp
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.evaluate.kinds import (
+    Emit,
+    Record,
+    RunCounters,
+    Setting,
+    boolean,
+    integer,
+    number,
+    one_of,
+    optional_integer,
+    optional_number,
+    optional_text,
+    string_mapping,
+    text,
+)
+from decisionpivot.evaluate.kinds import mapping as mapping_check
+from decisionpivot.evaluate.systems import SystemConfig
+from decisionpivot.items import Item
+
+RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529})
+FATAL_STATUS = frozenset({401, 403})
+BACKOFF_CAP_S = 60.0
+RETRY_AFTER_CAP_S = 300.0
+RAW_LIMIT = 20000
+INPUT_RESTRICTION = "input restriction"
+"""Prefix of the error of an item the system could not take as it stands (counted on the leaderboard)."""
+_RESTRICTION_WORDS = re.compile(
+    r"at most|too many|too long|too large|exceed|maximum|max_|limit|context length|context window"
+    r"|prompt has \d+ tokens|\boptions?\b|\blevels?\b|state size|payload",
+    re.IGNORECASE,
+)
+
+
+# Settings shared by every kind that answers over HTTP.
+HTTP_SETTINGS: dict[str, Setting] = {
+    "base_url": Setting(None, text, "the server's base URL, e.g. http://localhost:8000"),
+    "api_key_env": Setting(None, optional_text, "name of the environment variable holding the key "
+                           "(the key is never written anywhere)", identity=False),
+    "auth_header": Setting("Authorization", text, "header that carries the key", identity=False),
+    "auth_scheme": Setting("Bearer", one_of("Bearer", "Basic", "none"),
+                           "Bearer <key>, Basic base64(<basic_user>:<key>), or the bare key", identity=False),
+    "basic_user": Setting("token", text, "user name for Basic auth (Databricks: token)", identity=False),
+    "headers": Setting({}, string_mapping, "extra request headers (no secrets: use api_key_env)", identity=False),
+    "extra_body": Setting({}, mapping_check, "a mapping merged into each request body"),
+    "concurrency": Setting(16, integer(1), "most requests in flight (the adaptive limit starts here)",
+                           identity=False),
+    "adaptive_concurrency": Setting(True, boolean, "halve the in-flight limit on timeouts and 429s, "
+                                    "grow it back by one per window of successes", identity=False),
+    "requests_per_minute": Setting(0, number(0), "0 = unlimited", identity=False),
+    "timeout_s": Setting(120.0, number(0, strict=True), "seconds per request", identity=False),
+    "max_attempts": Setting(6, integer(1), "attempts per item on retryable failures", identity=False),
+    "backoff_base_s": Setting(1.0, number(0), "retry n waits a random time up to base x 2^n, at least "
+                              "Retry-After", identity=False),
+    "retry_budget": Setting(None, optional_integer(0), "retries allowed per task (default 50 + 10% of the items)",
+                            identity=False),
+    "stop_after_failures": Setting(8, integer(1), "stop the run when the first N requests all fail with the "
+                                   "same 4xx (a configuration error, not the items)", identity=False),
+    "price_per_million_input_tokens": Setting(None, optional_number(0), "for the cost column of the leaderboard",
+                                              identity=False),
+    "price_per_million_output_tokens": Setting(None, optional_number(0), "for the cost column of the leaderboard",
+                                               identity=False),
+}
+
+
+class StopRun(DecisionPivotError):
+    """The server refuses every request for a reason no item can fix: the run stops (exit non-zero)."""
+
+
+class Wire(Protocol):
+    """What a kind says on the wire."""
+
+    path: str
+    """Appended to the system's ``base_url``."""
+
+    def request(self, item: Item) -> dict[str, Any] | Record:
+        """The JSON body for ``item``; or, when the item breaks a declared limit, its error record."""
+
+    def parse(self, item: Item, body: Any) -> Record:
+        """The record for a 200 response body (already decoded JSON); raise ValueError if unreadable."""
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta seconds or an HTTP date); None if absent."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        pass
+    else:
+        return max(0.0, seconds) if seconds == seconds and seconds != float("inf") else None
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def backoff_delay(attempt: int, retry_after: float | None, rng: random.Random, base: float = 1.0) -> float:
+    """Full-jitter exponential backoff; a server's Retry-After is a lower bound (capped)."""
+    delay = rng.uniform(0, min(BACKOFF_CAP_S, base * 2 ** min(attempt, 30)))
+    if retry_after is not None:
+        delay = max(delay, min(retry_after, RETRY_AFTER_CAP_S))
+    return delay
+
+
+def proxy_for(url: str) -> str | None:
+    """The proxy the environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) names for ``url``, or None.
+
+    Looked up once per run: aiohttp's ``trust_env`` would look it up in a worker thread on every
+    request, and that thread's fight for the GIL costs more CPU than the request itself.
+    """
+    parts = urlsplit(url)
+    if parts.hostname and urllib.request.proxy_bypass(parts.hostname):
+        return None
+    return urllib.request.getproxies().get(parts.scheme)
+
+
+def server_message(text: str, limit: int = 300) -> str:
+    """The human part of an error body: FastAPI ``detail`` (string, object or list of {loc, msg}),
+    OpenAI-style ``{"error": {"message"}}``, a top-level ``message``, or the text itself."""
+    try:
+        body = json.loads(text)
+    except (ValueError, RecursionError):
+        return " ".join(text.split())[:limit]
+
+    def flatten(value: Any) -> str:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list):
+            return "; ".join(flatten(v) for v in value)
+        if isinstance(value, dict):
+            for key in ("msg", "message", "detail", "error"):
+                if key in value:
+                    text = flatten(value[key])
+                    loc = value.get("loc")
+                    if key == "msg" and isinstance(loc, list) and loc:
+                        text = f"{'.'.join(str(p) for p in loc)}: {text}"
+                    return text
+        return json.dumps(value, ensure_ascii=False)
+
+    if isinstance(body, dict):
+        for key in ("detail", "error", "message"):
+            if key in body:
+                return " ".join(flatten(body[key]).split())[:limit]
+    return " ".join(flatten(body).split())[:limit]
+
+
+def is_input_restriction(status: int, message: str) -> bool:
+    """413 always; 400/422 when the server's message says a limit was crossed."""
+    return status == 413 or (status in (400, 422) and bool(_RESTRICTION_WORDS.search(message)))
+
+
+def counted_tokens(value: Any) -> int | None:
+    """A token count a server reported, if it is a non-negative whole number; otherwise None."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
+@dataclass
+class _Outcome:
+    """How one attempt ended, for the adaptive limit."""
+
+    overload: bool
+    """A timeout or a 429: the server is saturated."""
+    success: bool
+    """A 200."""
+
+
+class AdaptiveLimit:
+    """How many requests may be in flight: AIMD between 1 and ``maximum``."""
+
+    def __init__(self, maximum: int, adaptive: bool) -> None:
+        self.maximum = maximum
+        self.adaptive = adaptive
+        self.limit = float(maximum)
+        self.in_flight = 0
+        self._decreased_at = -1.0
+        self._condition = asyncio.Condition()
+
+    async def acquire(self) -> float:
+        """Wait for a slot; returns the monotonic time the request may start."""
+        async with self._condition:
+            await self._condition.wait_for(lambda: self.in_flight < max(1, int(self.limit)))
+            self.in_flight += 1
+        return time.monotonic()
+
+    async def release(self, started: float, outcome: _Outcome) -> None:
+        async with self._condition:
+            self.in_flight -= 1
+            if self.adaptive and outcome.overload and started > self._decreased_at:
+                # one decrease per window: requests already in flight when it happened do not halve again
+                self.limit = max(1.0, self.limit / 2)
+                self._decreased_at = time.monotonic()
+            elif self.adaptive and outcome.success:
+                self.limit = min(float(self.maximum), self.limit + 1 / self.limit)
+            self._condition.notify_all()
+
+
+class RateLimiter:
+    """Spaces request starts at least 60/rpm seconds apart (no limit when rpm is 0)."""
+
+    def __init__(self, requests_per_minute: float) -> None:
+        self.interval = 60.0 / requests_per_minute if requests_per_minute else 0.0
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        if not self.interval:
+            return
+        async with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next)
+            self._next = start + self.interval
+        await asyncio.sleep(start - now)
+
+
+class _EarlyStop:
+    """Holds back the first failures of a run until it is clear they are not all the same config error."""
+
+    def __init__(self, emit: Emit, threshold: int) -> None:
+        self.emit = emit
+        self.threshold = threshold
+        self.held: list[tuple[Record, int, str]] = []
+        self.open = True
+
+    def __call__(self, record: Record, config_status: int | None = None, message: str = "") -> None:
+        if self.open and config_status is not None:
+            self.held.append((record, config_status, message))
+            statuses = {status for _, status, _ in self.held}
+            if len(self.held) >= self.threshold and len(statuses) == 1:
+                raise StopRun(
+                    f"the first {len(self.held)} requests all failed with HTTP {config_status}: "
+                    f"{message or '(no message)'} - a configuration error (model name, URL, fields), not the "
+                    "items; nothing was recorded for them. Fix the system's config and run again"
+                )
+            if len(statuses) == 1:
+                return
+        neutral = bool(record.get("transient")) or str(record.get("error", "")).startswith(INPUT_RESTRICTION)
+        if self.open and not neutral:  # the server answered: whatever failed was not the configuration
+            self.open = False
+            for held, _, _ in self.held:
+                self.emit(held)
+            self.held.clear()
+        self.emit(record)
+
+    def finish(self) -> None:
+        """At the end of a run too short to decide: the held records are written as they are."""
+        for held, _, _ in self.held:
+            self.emit(held)
+        self.held.clear()
+        self.open = False
+
+
+class HttpRunner:
+    """The :class:`~decisionpivot.evaluate.kinds.Runner` of every HTTP kind."""
+
+    def __init__(self, system: SystemConfig, wire: Wire) -> None:
+        self.system = system
+        self.wire = wire
+        s = system.settings
+        self.url = str(s["base_url"]).rstrip("/") + wire.path
+        self.headers = {"Content-Type": "application/json", **dict(s.get("headers") or {})}
+        self.secret: str | None = None
+        if s.get("api_key_env"):
+            key = os.environ.get(str(s["api_key_env"]))
+            if not key:
+                raise DecisionPivotError(
+                    f"system {system.name!r}: environment variable {s['api_key_env']} is not set (it holds the API key)"
+                )
+            self.secret = key
+            scheme = s.get("auth_scheme", "Bearer")
+            if scheme == "Basic":
+                value = "Basic " + base64.b64encode(f"{s.get('basic_user', 'token')}:{key}".encode()).decode()
+            elif scheme == "none":
+                value = key
+            else:
+                value = f"Bearer {key}"
+            self.headers[str(s.get("auth_header") or "Authorization")] = value
+        self.proxy = proxy_for(self.url)
+        self.rng = random.Random(0)
+
+    def hide(self, text: str) -> str:
+        """``text`` with the API key's value replaced by ``***``."""
+        return text.replace(self.secret, "***") if self.secret else text
+
+    async def _ask(self, session: aiohttp.ClientSession, item: Item, body: bytes, gate: AdaptiveLimit,
+                   limiter: RateLimiter, budget: list[int], counters: RunCounters,
+                   raw_log: Emit) -> tuple[Record, int | None, str]:
+        """One item, with retries: (record, status of a config-like 4xx or None, server message)."""
+        s = self.system.settings
+        attempt = 0
+        queued = 0.0
+        while True:
+            waited = time.monotonic()
+            started = await gate.acquire()
+            await limiter.wait()
+            started = time.monotonic()
+            queued += started - waited
+            retry_after: float | None = None
+            status = 0
+            text = ""
+            failure = ""
+            try:
+                async with session.post(self.url, data=body, headers=self.headers, proxy=self.proxy) as response:
+                    status = response.status
+                    text = await response.text(encoding="utf-8", errors="replace")
+                    if status != 200:
+                        retry_after = retry_after_seconds(response.headers.get("Retry-After"))
+            except TimeoutError:
+                failure = f"timeout after {s['timeout_s']:g} s ({self.url})"
+            except aiohttp.ClientError as exc:
+                failure = self.hide(f"connection error to {self.url}: {type(exc).__name__}: {exc}")
+            finally:
+                overload = bool(failure.startswith("timeout")) or status == 429
+                await gate.release(started, _Outcome(overload=overload, success=status == 200))
+            latency = round(time.monotonic() - started, 3)
+            timing = {"latency_s": latency, "queued_s": round(queued, 3)}
+            if status == 200:
+                return self._record(item, text, timing, raw_log), None, ""
+            if status:
+                message = self.hide(server_message(text))
+                raw_log({"id": item.id, "status": status, "raw": self.hide(text[:RAW_LIMIT])})
+                if status in FATAL_STATUS:
+                    raise StopRun(f"system {self.system.name!r}: {self.url} refused the request with HTTP {status}: "
+                                  f"{message or '(no message)'} - check the API key variable and its permissions")
+                if status not in RETRY_STATUS:
+                    if is_input_restriction(status, message):
+                        return {"id": item.id, "error": f"{INPUT_RESTRICTION}: HTTP {status}: {message}",
+                                **timing}, None, ""
+                    return {"id": item.id, "error": f"HTTP {status}: {message}", **timing}, status, message
+                failure = f"HTTP {status}: {message}" if message else f"HTTP {status}"
+            attempt += 1
+            if attempt >= int(s["max_attempts"]):
+                return {"id": item.id, "error": f"{failure} (gave up after {attempt} attempts)", "transient": True,
+                        **timing}, None, ""
+            if budget[0] <= 0:
+                return {"id": item.id, "error": f"{failure} (retry budget of the task spent)", "transient": True,
+                        **timing}, None, ""
+            budget[0] -= 1
+            counters.retries += 1
+            await asyncio.sleep(backoff_delay(attempt - 1, retry_after, self.rng, float(s["backoff_base_s"])))
+
+    def _record(self, item: Item, text: str, timing: dict[str, float], raw_log: Emit) -> Record:
+        try:
+            body = json.loads(text)
+        except (ValueError, RecursionError):
+            raw_log({"id": item.id, "error": "response body is not JSON", "raw": self.hide(text[:RAW_LIMIT])})
+            return {"id": item.id, "error": "malformed response body (not JSON)", **timing}
+        try:
+            record = self.wire.parse(item, body)
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError) as exc:
+            reason = self.hide(str(exc) if isinstance(exc, ValueError) else f"malformed response body ({exc!r})")
+            raw_log({"id": item.id, "error": reason, "raw": self.hide(text[:RAW_LIMIT])})
+            record = {"id": item.id, "error": reason}
+            usage = body.get("usage") if isinstance(body, dict) else None
+            record.update(usage_fields(usage))
+        else:
+            if "error" in record:  # the server answered, but not usably: keep what it said
+                raw_log({"id": item.id, "error": record["error"], "raw": self.hide(text[:RAW_LIMIT])})
+        return {**record, **timing}
+
+    def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
+        asyncio.run(self._run(items, emit, counters, raw_log))
+
+    async def _run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
+        s = self.system.settings
+        budget_setting = s.get("retry_budget")
+        budget = [int(budget_setting) if budget_setting is not None else 50 + len(items) // 10]
+        limiter = RateLimiter(float(s["requests_per_minute"] or 0))
+        concurrency = min(int(s["concurrency"]), max(len(items), 1))
+        gate = AdaptiveLimit(concurrency, bool(s.get("adaptive_concurrency", True)))
+        guard = _EarlyStop(emit, int(s.get("stop_after_failures") or 8))
+        queue: asyncio.Queue[Item] = asyncio.Queue()
+        for item in items:
+            queue.put_nowait(item)
+        timeout_s = float(s["timeout_s"])
+        timeout = aiohttp.ClientTimeout(total=timeout_s, connect=min(30.0, timeout_s))
+        connector = aiohttp.TCPConnector(limit=concurrency)
+        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+
+            async def worker() -> None:
+                while True:
+                    try:
+                        item = queue.get_nowait()
+                    except asyncio.QueueEmpty:
+                        return
+                    request = self.wire.request(item)
+                    if "id" in request and ("error" in request or "p" in request):
+                        guard(request)  # refused before sending (a declared input limit)
+                        continue
+                    body = json.dumps({**request, **(s.get("extra_body") or {})}, ensure_ascii=False).encode("utf-8")
+                    record, config_status, message = await self._ask(session, item, body, gate, limiter, budget,
+                                                                     counters, raw_log)
+                    guard(record, config_status, message)
+
+            workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
+            try:
+                await asyncio.gather(*workers)
+                guard.finish()
+            finally:
+                for task in workers:
+                    task.cancel()
+                await asyncio.gather(*workers, return_exceptions=True)
+                counters.in_flight_limit = max(1, int(gate.limit))
+
+
+def usage_fields(usage: Any) -> dict[str, int]:
+    """``input_tokens`` / ``tokens`` (output) from a usage object, whichever names the server uses."""
+    if not isinstance(usage, dict):
+        return {}
+    fields: dict[str, int] = {}
+    for target, names in (("input_tokens", ("input_tokens", "prompt_tokens")),
+                          ("tokens", ("output_tokens", "completion_tokens"))):
+        for name in names:
+            value = counted_tokens(usage.get(name))
+            if value is not None:
+                fields[target] = value
+                break
+    return fields
+

@@ -1,0 +1,121 @@
+"""Kind ``openai_decisions``: OpenAI's Decisions API shape (``POST /v1/decisions``, also at Fireworks).
+
+Request: ``{"model", "input": <state as text>, "questions": [{"type", "name": "decision",
+"instructions", ...}]}`` - an ARRAY of questions, each named. Yes/no items are ``predicate``
+questions (the noul criteria are appended to the instructions, as LangChain maps them) unless
+``yes_no: choice``; other items are ``choice`` with ``choices`` [{value: key, description: meaning}]
+in the item's order. Structured states are sent as their indented JSON (``input`` is text).
+
+Response: ``answers``, an array in question order; the answer is found by its ``name``, never by
+position. predicate -> ``probability`` = P(yes); choice -> ``probabilities`` [{value, probability}]
+(values may be booleans: they are matched as ``true``/``false``). A per-question ``refusal`` is an
+error record with the refusal's text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from decisionpivot.evaluate.http import HTTP_SETTINGS, HttpRunner, usage_fields
+from decisionpivot.evaluate.kinds import KindSpec, Record, Setting, register, text, url_path
+from decisionpivot.evaluate.questions import (
+    DECISION_SETTINGS,
+    NO,
+    YES,
+    AnswerError,
+    DecisionQuestion,
+    as_question,
+    from_distribution,
+    from_true_probability,
+    meaning,
+    restriction,
+)
+from decisionpivot.evaluate.systemone import QUESTION_ID, decision_readout
+from decisionpivot.evaluate.systems import SystemConfig
+from decisionpivot.items import Item, render_state
+
+
+def openai_question(question: DecisionQuestion) -> dict[str, Any]:
+    if question.type == "noul":
+        instructions = (f"{question.instructions}\nTrue means: {meaning(question, YES)}\n"
+                        f"False means: {meaning(question, NO)}")
+        return {"type": "predicate", "name": QUESTION_ID, "instructions": instructions}
+    return {"type": "choice", "name": QUESTION_ID, "instructions": question.instructions,
+            "choices": [{"value": key, "description": text_} for key, text_ in question.options]}
+
+
+def _value_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    raise AnswerError(f"choice value is not a string: {str(value)[:60]!r}")
+
+
+def read_openai_answer(item: Item, question: DecisionQuestion, answers: Any, tolerance: float) -> dict[str, float]:
+    if not isinstance(answers, list):
+        raise AnswerError("no 'answers' array")
+    named = [a for a in answers if isinstance(a, dict) and a.get("name") == QUESTION_ID]
+    if not named:
+        raise AnswerError(f"no answer named {QUESTION_ID!r}")
+    answer = named[0]
+    if answer.get("refusal"):
+        raise AnswerError(f"refusal: {str(answer['refusal'])[:300]}")
+    if question.type == "noul":
+        if "probability" not in answer:
+            raise AnswerError("predicate answer without 'probability'")
+        return from_true_probability(item, answer["probability"])
+    listed = answer.get("probabilities")
+    if not isinstance(listed, list):
+        raise AnswerError("choice answer without a 'probabilities' list")
+    distribution: dict[str, Any] = {}
+    for entry in listed:
+        if not isinstance(entry, dict) or "value" not in entry or "probability" not in entry:
+            raise AnswerError(f"probabilities entry is not {{value, probability}}: {str(entry)[:80]}")
+        name = _value_name(entry["value"])
+        if name in distribution:
+            raise AnswerError(f"option {name!r} listed twice")
+        distribution[name] = entry["probability"]
+    return from_distribution(item, distribution, tolerance)
+
+
+class OpenAIDecisionsWire:
+    def __init__(self, system: SystemConfig) -> None:
+        self.settings = system.settings
+        self.path = str(self.settings["path"])
+
+    def request(self, item: Item) -> dict[str, Any] | Record:
+        question = as_question(item, str(self.settings["yes_no"]))
+        refused = restriction(question, self.settings)
+        if refused:
+            return {"id": item.id, "error": refused}
+        return {"model": self.settings["model"], "input": render_state(item.state),
+                "questions": [openai_question(question)]}
+
+    def parse(self, item: Item, body: Any) -> Record:
+        if not isinstance(body, dict):
+            raise ValueError("malformed response body (not an object)")
+        question = as_question(item, str(self.settings["yes_no"]))
+        extra = usage_fields(body.get("usage"))
+        try:
+            tolerance = float(self.settings["sum_tolerance"])
+            probabilities = read_openai_answer(item, question, body.get("answers"), tolerance)
+        except AnswerError as exc:
+            return {"id": item.id, "error": str(exc), **extra}
+        return {"id": item.id, "p": probabilities, **extra}
+
+
+register(KindSpec(
+    name="openai_decisions",
+    doc="OpenAI's Decisions API shape (array questions predicate/choice, refusals); also Fireworks",
+    settings={
+        **HTTP_SETTINGS,
+        **DECISION_SETTINGS,
+        "base_url": Setting(None, text, "the server's root (e.g. https://api.openai.com)"),
+        "path": Setting("/v1/decisions", url_path, "appended to base_url (Fireworks /inference/v1/decisions)"),
+        "model": Setting(None, text, "model name, e.g. gpt-6-luna"),
+    },
+    required=("base_url", "model"),
+    make_runner=lambda system: HttpRunner(system, OpenAIDecisionsWire(system)),
+    readout=decision_readout("openai_decisions"),
+))

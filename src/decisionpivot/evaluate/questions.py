@@ -1,0 +1,136 @@
+"""An item as one typed decision question, and a decision model's answer as option probabilities.
+
+The mapping the paper prescribes for decision models reached "through their documented interfaces":
+
+* the **state** as it is (a string, or the JSON object of a structured state);
+* the item's **question** as the ``instructions``;
+* the **options** as ``choice`` criteria, option key -> meaning, in the item's order;
+* **yes/no items** either as a ``noul`` question (P(true) is read as P(``yes``); the criteria describe
+  true and false with the meanings of ``yes`` and ``no``) or as a two-option ``choice`` - a per-system
+  setting (``yes_no``) that is recorded in the meta file and on the leaderboard, because the two read
+  different things (one probability from one label pair, or a distribution over two named options).
+
+Answers map back to option keys **by name, never by position**. Providers round probabilities to two
+decimals or let them sum to 1 +- 0.01, so a distribution is renormalised when its sum lies within
+``max(sum_tolerance, 0.005 x options)`` of 1 (the second term is the worst case of rounding every
+option to two decimals); outside that, or with a missing or unknown option, or a value that is not a
+finite number in [0, 1], the record is an error naming what was wrong.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from decisionpivot.evaluate.http import INPUT_RESTRICTION
+from decisionpivot.evaluate.kinds import Setting, number, one_of, optional_integer
+from decisionpivot.items import Item, render_state
+
+YES, NO = "yes", "no"
+ROUNDING_SLACK = 0.005
+"""Largest error of rounding one probability to two decimals."""
+CHARS_PER_TOKEN = 4
+
+
+class AnswerError(ValueError):
+    """A decision model's answer that does not give a usable distribution; the message is the reason."""
+
+
+@dataclass(frozen=True)
+class DecisionQuestion:
+    """One item asked as a typed question."""
+
+    type: str
+    """``noul`` (a yes/no item read as P(true)) or ``choice``."""
+    state: str | dict[str, Any]
+    """The item's state, as it is."""
+    instructions: str
+    """The item's question."""
+    options: tuple[tuple[str, str], ...]
+    """(option key, meaning) in the item's order; for ``noul``: (yes, ...), (no, ...)."""
+
+
+def is_yes_no(item: Item) -> bool:
+    return sorted(item.option_keys) == [NO, YES]
+
+
+def as_question(item: Item, yes_no: str) -> DecisionQuestion:
+    """The item as a typed question; ``yes_no`` is ``noul`` or ``choice`` (how yes/no items are asked)."""
+    options = tuple((o.key, o.meaning) for o in item.options)
+    kind = "noul" if yes_no == "noul" and is_yes_no(item) else "choice"
+    return DecisionQuestion(kind, item.state, item.question, options)
+
+
+def meaning(question: DecisionQuestion, key: str) -> str:
+    return dict(question.options)[key]
+
+
+def restriction(question: DecisionQuestion, settings: Mapping[str, Any]) -> str | None:
+    """Why the system's declared limits keep it from taking this question (None if it can)."""
+    limit = settings.get("max_options")
+    if question.type == "choice" and limit and len(question.options) > int(limit):
+        return f"{INPUT_RESTRICTION}: {len(question.options)} options, the system takes at most {limit}"
+    state_text = render_state(question.state)
+    limit = settings.get("max_state_chars")
+    if limit and len(state_text) > int(limit):
+        return f"{INPUT_RESTRICTION}: state of {len(state_text)} characters, the system takes at most {limit}"
+    limit = settings.get("context_tokens")
+    if limit:
+        size = len(state_text) + len(question.instructions) + sum(len(k) + len(m) + 4 for k, m in question.options)
+        estimate = size // CHARS_PER_TOKEN + 1
+        if estimate > int(limit):
+            return (f"{INPUT_RESTRICTION}: about {estimate} tokens (4 characters a token), "
+                    f"the declared context is {limit}")
+    return None
+
+
+def _probability(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise AnswerError(f"{where} is not a number: {str(value)[:60]!r}")
+    try:
+        number_value = float(value)
+    except OverflowError:
+        raise AnswerError(f"{where} is too large for a probability") from None
+    if not math.isfinite(number_value) or not -1e-9 <= number_value <= 1 + 1e-9:
+        raise AnswerError(f"{where} is not a probability in [0, 1]: {value!r}")
+    return min(1.0, max(0.0, number_value))
+
+
+def from_true_probability(item: Item, p_true: Any) -> dict[str, float]:
+    """A noul answer: P(true) is P(yes)."""
+    p = _probability(p_true, "P(true)")
+    return {key: (p if key == YES else 1.0 - p) for key in item.option_keys}
+
+
+def from_distribution(item: Item, distribution: Mapping[str, Any], tolerance: float) -> dict[str, float]:
+    """A distribution over option names, checked and renormalised (see the module docstring)."""
+    keys = item.option_keys
+    unknown = sorted(str(k) for k in distribution if k not in keys)
+    if unknown:
+        raise AnswerError(f"answer names option(s) the item does not offer: {unknown[:5]}")
+    missing = [k for k in keys if k not in distribution]
+    if missing:
+        raise AnswerError(f"answer misses option(s) {missing[:5]}")
+    values = {k: _probability(distribution[k], f"probability of {k!r}") for k in keys}
+    total = sum(values.values())
+    allowed = max(tolerance, ROUNDING_SLACK * len(keys))
+    if abs(total - 1.0) > allowed:
+        raise AnswerError(f"probabilities sum to {total:.4f}, outside 1 +- {allowed:g}")
+    if total <= 0:
+        raise AnswerError("all probabilities are zero")
+    return {k: v / total for k, v in values.items()}
+
+
+DECISION_SETTINGS: dict[str, Setting] = {
+    "yes_no": Setting("noul", one_of("noul", "choice"), "ask yes/no items as noul (P(true) -> yes) or as a "
+                      "two-option choice"),
+    "max_options": Setting(None, optional_integer(1), "most options per choice question (TypeSafe 255, "
+                           "Fireworks 208, transformers serve / vLLM / SGLang 26); larger items are recorded "
+                           "as input restrictions, not sent"),
+    "max_state_chars": Setting(None, optional_integer(1), "largest state (characters, JSON states as rendered)"),
+    "context_tokens": Setting(None, optional_integer(1), "most input tokens (estimated at 4 characters a token)"),
+    "sum_tolerance": Setting(0.02, number(0), "a distribution whose sum is within this of 1 is renormalised"),
+}
+"""Settings of every kind that asks typed questions (the System One family and the pipeline)."""

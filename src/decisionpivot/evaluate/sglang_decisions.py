@@ -1,0 +1,100 @@
+"""Kind ``sglang_decisions``: SGLang's own ``POST /v1/decisions`` (any Jinja chat model, read by labels).
+
+Request: ``{"model", "input": <state as text>, "questions": [{"id": "decision", "type": "yes_no" |
+"choice", "question": <instructions>, "options": [{"name": key, "description": meaning}]}]}``; a
+yes/no item is a ``yes_no`` question with ``yes``/``no`` descriptions unless ``yes_no: choice``.
+``temperature`` is sent when set. Response: ``answers`` {id: {type, probabilities, label_mass,
+choice}} - read by id; yes_no probabilities are keyed ``yes``/``no`` (or ``true``/``false``);
+``usage.prompt_tokens`` is the input size. SGLang reads at most 26 option labels and refuses an
+open reasoning block (400): both are recorded as errors, the first as an input restriction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from decisionpivot.evaluate.http import HTTP_SETTINGS, HttpRunner, usage_fields
+from decisionpivot.evaluate.kinds import KindSpec, Record, Setting, optional_number, register, text, url_path
+from decisionpivot.evaluate.questions import (
+    DECISION_SETTINGS,
+    NO,
+    YES,
+    AnswerError,
+    DecisionQuestion,
+    as_question,
+    from_distribution,
+    meaning,
+    restriction,
+)
+from decisionpivot.evaluate.systemone import QUESTION_ID, decision_readout, label_mass
+from decisionpivot.evaluate.systems import SystemConfig
+from decisionpivot.items import Item, render_state
+
+
+def sglang_question(question: DecisionQuestion) -> dict[str, Any]:
+    if question.type == "noul":
+        return {"id": QUESTION_ID, "type": "yes_no", "question": question.instructions,
+                "yes": meaning(question, YES), "no": meaning(question, NO)}
+    return {"id": QUESTION_ID, "type": "choice", "question": question.instructions,
+            "options": [{"name": key, "description": text_} for key, text_ in question.options]}
+
+
+def read_sglang_answer(item: Item, question: DecisionQuestion, answers: Any, tolerance: float) -> dict[str, float]:
+    if not isinstance(answers, dict):
+        raise AnswerError("no 'answers' object")
+    answer = answers.get(QUESTION_ID)
+    if not isinstance(answer, dict):
+        raise AnswerError(f"no answer for question {QUESTION_ID!r}")
+    probabilities = answer.get("probabilities")
+    if not isinstance(probabilities, dict):
+        raise AnswerError("answer without 'probabilities'")
+    if question.type == "noul" and set(probabilities) == {"true", "false"}:
+        probabilities = {YES: probabilities["true"], NO: probabilities["false"]}
+    return from_distribution(item, probabilities, tolerance)
+
+
+class SGLangDecisionsWire:
+    def __init__(self, system: SystemConfig) -> None:
+        self.settings = system.settings
+        self.path = str(self.settings["path"])
+
+    def request(self, item: Item) -> dict[str, Any] | Record:
+        question = as_question(item, str(self.settings["yes_no"]))
+        refused = restriction(question, self.settings)
+        if refused:
+            return {"id": item.id, "error": refused}
+        body: dict[str, Any] = {"model": self.settings["model"], "input": render_state(item.state),
+                                "questions": [sglang_question(question)]}
+        if self.settings.get("temperature") is not None:
+            body["temperature"] = self.settings["temperature"]
+        return body
+
+    def parse(self, item: Item, body: Any) -> Record:
+        if not isinstance(body, dict):
+            raise ValueError("malformed response body (not an object)")
+        question = as_question(item, str(self.settings["yes_no"]))
+        answers = body.get("answers")
+        extra = {**usage_fields(body.get("usage")),
+                 **label_mass(answers.get(QUESTION_ID) if isinstance(answers, dict) else None, body)}
+        try:
+            probabilities = read_sglang_answer(item, question, answers, float(self.settings["sum_tolerance"]))
+        except AnswerError as exc:
+            return {"id": item.id, "error": str(exc), **extra}
+        return {"id": item.id, "p": probabilities, **extra}
+
+
+register(KindSpec(
+    name="sglang_decisions",
+    doc="SGLang's /v1/decisions (id-keyed answers, yes_no questions, label_mass)",
+    settings={
+        **HTTP_SETTINGS,
+        **DECISION_SETTINGS,
+        "base_url": Setting(None, text, "the server's root, e.g. http://localhost:30000"),
+        "path": Setting("/v1/decisions", url_path, "appended to base_url"),
+        "model": Setting(None, text, "model name as the server knows it"),
+        "temperature": Setting(None, optional_number(0, strict=True), "divides the label logits (sent when set)"),
+    },
+    required=("base_url", "model"),
+    make_runner=lambda system: HttpRunner(system, SGLangDecisionsWire(system)),
+    readout=decision_readout("sglang_decisions"),
+))

@@ -1,0 +1,137 @@
+"""Kind ``systemone``: TypeSafe's System One API and every server that speaks its body.
+
+``POST <base_url><path>`` (path ``/v1/systemone`` by default) with ``{"model", "state", "questions":
+{"decision": Q}}``: one item per request, since a request holds one state (its questions are
+answered independently, so asking one question loses nothing). Q is the item as a typed question
+(:mod:`decisionpivot.evaluate.questions`): ``noul`` with criteria ``{"true", "false"}`` for yes/no items
+(unless ``yes_no: choice``), else ``choice`` with criteria option key -> meaning in the item's order.
+
+The answer is read by question id, never by position: ``noul`` -> P(true) (or, as vLLM also sends,
+``probabilities.true``); ``choice`` -> ``probabilities`` {option: p}, renormalised within tolerance.
+Extras (vLLM's ``diagnostics``, ``confidence``, ``legend``) are tolerated; ``label_mass`` is kept on the
+record when a server reports it. ``usage.input_tokens`` / ``output_tokens`` become ``input_tokens`` /
+``tokens``.
+
+The same body is served by TypeSafe (``https://api.typesafe.ai``), vLLM, llama.cpp's ``llama-server``,
+Ollama, OpenRouter (base ``https://openrouter.ai/api``), Perplexity (path ``/v1/decisions``: the
+shape is the config's, never inferred from the path), Databricks (``auth_scheme: Basic``),
+DigitalOcean, Fireworks (path ``/inference/v1/systemone``) and ``transformers serve``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from decisionpivot.evaluate.http import HTTP_SETTINGS, HttpRunner, usage_fields
+from decisionpivot.evaluate.kinds import KindSpec, Record, Setting, register, text, url_path
+from decisionpivot.evaluate.questions import (
+    DECISION_SETTINGS,
+    NO,
+    YES,
+    AnswerError,
+    DecisionQuestion,
+    as_question,
+    from_distribution,
+    from_true_probability,
+    meaning,
+    restriction,
+)
+from decisionpivot.evaluate.systems import SystemConfig
+from decisionpivot.items import Item
+
+QUESTION_ID = "decision"
+"""The id of the one question of each request (ids are not shown to the model)."""
+
+
+def systemone_question(question: DecisionQuestion) -> dict[str, Any]:
+    """The System One question object."""
+    if question.type == "noul":
+        return {"type": "noul", "instructions": question.instructions,
+                "criteria": {"true": meaning(question, YES), "false": meaning(question, NO)}}
+    return {"type": "choice", "instructions": question.instructions,
+            "criteria": {key: text_ for key, text_ in question.options}}
+
+
+def read_systemone_answer(item: Item, question: DecisionQuestion, answer: Any, tolerance: float) -> dict[str, float]:
+    """Option probabilities from one System One answer object (see the module docstring)."""
+    if not isinstance(answer, dict):
+        raise AnswerError(f"no answer for question {QUESTION_ID!r}")
+    if answer.get("refusal"):
+        raise AnswerError(f"refusal: {str(answer['refusal'])[:300]}")
+    kind = answer.get("type")
+    if kind is not None and kind != question.type:
+        raise AnswerError(f"answer of type {kind!r} to a {question.type} question")
+    probabilities = answer.get("probabilities")
+    if question.type == "noul":
+        if "noul" in answer:
+            return from_true_probability(item, answer["noul"])
+        if isinstance(probabilities, dict) and set(probabilities) == {"true", "false"}:
+            by_option = {YES: probabilities["true"], NO: probabilities["false"]}
+            return from_distribution(item, by_option, tolerance)
+        raise AnswerError("noul answer without 'noul' (P(true))")
+    if not isinstance(probabilities, dict):
+        raise AnswerError("choice answer without 'probabilities'")
+    return from_distribution(item, probabilities, tolerance)
+
+
+def label_mass(answer: Any, body: Any) -> dict[str, float]:
+    """``label_mass`` from an answer (SGLang) or vLLM's ``diagnostics``, when it is a number in [0, 1]."""
+    for source in (answer, body.get("diagnostics") if isinstance(body, dict) else None):
+        if isinstance(source, dict):
+            value = source.get("label_mass")
+            if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1:
+                return {"label_mass": float(value)}
+    return {}
+
+
+class SystemOneWire:
+    """The System One body over the shared HTTP engine."""
+
+    def __init__(self, system: SystemConfig) -> None:
+        self.settings = system.settings
+        self.path = str(self.settings["path"])
+
+    def request(self, item: Item) -> dict[str, Any] | Record:
+        question = as_question(item, str(self.settings["yes_no"]))
+        refused = restriction(question, self.settings)
+        if refused:
+            return {"id": item.id, "error": refused}
+        return {"model": self.settings["model"], "state": item.state,
+                "questions": {QUESTION_ID: systemone_question(question)}}
+
+    def parse(self, item: Item, body: Any) -> Record:
+        if not isinstance(body, dict) or not isinstance(body.get("answers"), dict):
+            raise ValueError("malformed response body (no 'answers' object)")
+        question = as_question(item, str(self.settings["yes_no"]))
+        answer = body["answers"].get(QUESTION_ID)
+        extra = {**usage_fields(body.get("usage")), **label_mass(answer, body)}
+        try:
+            probabilities = read_systemone_answer(item, question, answer, float(self.settings["sum_tolerance"]))
+        except AnswerError as exc:
+            return {"id": item.id, "error": str(exc), **extra}
+        return {"id": item.id, "p": probabilities, **extra}
+
+
+def decision_readout(api: str) -> Any:
+    """``<api>/noul`` or ``<api>/choice``: how the system reads yes/no items."""
+    return lambda settings: f"{api}/{settings.get('yes_no', 'noul')}"
+
+
+SYSTEMONE_SETTINGS: dict[str, Setting] = {
+    **HTTP_SETTINGS,
+    **DECISION_SETTINGS,
+    "base_url": Setting(None, text, "the server's root, without the path (e.g. https://api.typesafe.ai)"),
+    "path": Setting("/v1/systemone", url_path, "appended to base_url (Perplexity /v1/decisions, Fireworks "
+                    "/inference/v1/systemone)"),
+    "model": Setting(None, text, "model name (jev-latest, a pinned jev-1.13.0, a local path for transformers serve)"),
+}
+
+
+register(KindSpec(
+    name="systemone",
+    doc="the System One API (TypeSafe, vLLM, llama.cpp, Ollama, OpenRouter, transformers serve, ...)",
+    settings=SYSTEMONE_SETTINGS,
+    required=("base_url", "model"),
+    make_runner=lambda system: HttpRunner(system, SystemOneWire(system)),
+    readout=decision_readout("systemone"),
+))
