@@ -474,22 +474,37 @@ class DP:
         tasks: str | Sequence[str] | None = None,
         limit: int | None = None,
         shard: str | None = None,
+        retry_errors: bool = False,
+        restart: bool = False,
+        allow_modified_items: bool = False,
+        permute_options: int = 0,
     ) -> None:
         """Run one system over the benchmark and write runs/<system>/<task>.jsonl (+ .meta.json).
 
-        Re-running answers only what is missing (also after a crash or kill -9); a run against a
-        changed items file is refused. Without --items and with no items generated yet, the release
-        core items are generated first.
+        Re-running answers only what is missing (also after a crash or kill -9) and asks again the
+        items whose record is a transient error (server down, retries spent). Each answer file is
+        locked while it is written: a second run on it refuses, naming the holder. The items are
+        checked against their MANIFEST.json (and the release hashes shipped in the package) before
+        anything is asked. Exits 1 when a task ends below the 99% of items the scorer needs.
+        Without --items and with no items generated yet, the release core items are generated first.
 
         Args:
           system: a declared system (`dp systems` lists them), e.g. uniform.
-          config: YAML file declaring more systems (two lines suffice for an OpenAI-compatible endpoint).
+          config: YAML file declaring more systems (two lines suffice for an OpenAI-compatible or
+            System One endpoint).
           items: items folder (default datasets/core/<version>).
           runs: folder of answer files.
           tasks: comma-separated task names (default: every items file in the folder).
-          limit: answer at most this many items per task (quick tries).
+          limit: answer at most this many items per task (quick tries; `dp score --partial` scores them).
           shard: i/n - answer only items whose index % n == i, into runs/<system>/shards/; fold the
             shards together with `dp merge`.
+          retry_errors: ask again every item whose record is an error (replacing that record).
+          restart: start each task afresh (old answers kept as <task>.jsonl.bak); needed to resume
+            under a changed system config, which is otherwise refused.
+          allow_modified_items: evaluate items whose hash differs from their manifest (recorded in the
+            meta file and on the leaderboard).
+          permute_options: also ask every item under K seeded re-orderings of its options
+            (runs/<system>/permuted/); `dp score` then reports accuracy under permutation.
         """
         from decisionpivot.evaluate.answers import Shard
         from decisionpivot.evaluate.run import evaluate_system
@@ -501,10 +516,47 @@ class DP:
             print(f"{folder}/ not found: generating the release core items first", file=sys.stderr)
             self.generate()
         results = evaluate_system(chosen, folder, Path(runs), _names(tasks), None if limit is None else int(limit),
-                                  Shard.parse(shard))
-        print(f"{'task':<22} {'items':>6} {'resumed':>8} {'answers':>8} {'errors':>7} {'retries':>8}  file")
+                                  Shard.parse(shard), restart=bool(restart), retry_errors=bool(retry_errors),
+                                  allow_modified_items=bool(allow_modified_items),
+                                  permute_options=int(permute_options))
+        print(f"{'task':<26} {'items':>6} {'resumed':>8} {'answers':>8} {'errors':>7} {'retries':>8}  file")
         for r in results:
-            print(f"{r.task:<22} {r.items:>6} {r.already:>8} {r.answered:>8} {r.errors:>7} {r.retries:>8}  {r.path}")
+            print(f"{r.task:<26} {r.items:>6} {r.already:>8} {r.answered:>8} {r.errors:>7} {r.retries:>8}  {r.path}")
+        short = [r for r in results if not r.covered]
+        answered = sum(r.answered for r in results)
+        total = sum(r.items for r in results)
+        print(f"{chosen.name}: {answered} of {total} items answered, {sum(r.errors for r in results)} errors "
+              f"({sum(r.transient for r in results)} transient) in {len(results)} task(s), readout {chosen.readout}")
+        if short and limit is None and shard is None:
+            names = ", ".join(r.task for r in short)
+            print(f"evaluate INCOMPLETE: {len(short)} task(s) below the 99% of items the scorer needs ({names}); "
+                  "run again to ask the transient errors, or with --retry-errors to ask every error again",
+                  file=sys.stderr)
+            raise SystemExit(1)
+
+    def repair(self, system: str, runs: str = "runs") -> None:
+        """Fold duplicate ids in a system's answer files into one record per id (the original kept as .bak).
+
+        Per id the first answer with probabilities is kept (an answer beats an error). Needed only for
+        files written before answer files were locked, or edited by hand.
+
+        Args:
+          system: the system whose answer files to repair (folder under runs).
+          runs: folder of answer files.
+        """
+        from decisionpivot.evaluate.answers import fold_duplicates
+        from decisionpivot.evaluate.systems import validate_system_name
+
+        folder = Path(runs) / validate_system_name(str(system))
+        if not folder.is_dir():
+            raise DecisionPivotError(f"{folder}: no answers folder for system {system!r}")
+        paths = [p for p in sorted(folder.rglob("*.jsonl")) if not p.name.endswith(".raw.jsonl")]
+        for path in paths:
+            folded, differing = fold_duplicates(path)
+            if folded:
+                note = f" ({differing} with differing answers: the first kept)" if differing else ""
+                print(f"{path}: folded {folded} duplicate id(s){note}; original kept as {path.name}.bak")
+        print(f"checked {len(paths)} answer file(s) of {system}")
 
     def merge(self, system: str, items: str | None = None, runs: str = "runs") -> None:
         """Fold the shard answer files of a system (from `dp evaluate --shard i/n`) into its task files.

@@ -225,6 +225,11 @@ class AnswerWriter:
                 ) from None
             if not isinstance(old_meta, dict):
                 raise AnswerFileError(f"{meta_path}: not a JSON object; start over with --restart")
+        elif path.exists() and path.stat().st_size:
+            raise AnswerFileError(f"{path}: answers without {meta_path.name}; cannot tell which items they answer "
+                                  "(--restart starts afresh, keeping them as .bak)")
+        records = read_answer_lines(path, repair=True)
+        if records:  # an empty file holds nothing that could be mixed with other answers
             if old_meta.get("items_sha256") != items_sha256:
                 raise AnswerFileError(
                     f"{path}: answers were made for items with SHA-256 {old_meta.get('items_sha256')}, but "
@@ -240,10 +245,6 @@ class AnswerWriter:
                     "Resuming would mix two systems' answers: use --restart to start the task afresh, or "
                     "declare the changed config under another system name."
                 )
-        elif path.exists() and path.stat().st_size:
-            raise AnswerFileError(f"{path}: answers without {meta_path.name}; cannot tell which items they answer "
-                                  "(--restart starts afresh, keeping them as .bak)")
-        records = read_answer_lines(path, repair=True)
         forget = [r for r in records if is_transient(r) or (retry_errors and "error" in r)]
         if forget:
             records = [r for r in records if not (is_transient(r) or (retry_errors and "error" in r))]

@@ -1,0 +1,152 @@
+"""The real ``transformers serve`` /v1/systemone endpoint and ``pipeline("decision")`` in process.
+
+A tiny random Llama built in the test is served by transformers' own server (FastAPI + uvicorn, the
+serving extra from the lock) and evaluated through ``dp evaluate`` with a two-line System One config,
+then in process through ``kind: decision`` with a one-line config; both are scored by ``dp score``.
+
+Tolerance between server and pipeline: 1e-6 absolute. Both run the same code (the server's handler
+calls ``DecisionPipeline.preprocess/forward/postprocess``) on the same float32 weights on the CPU, and
+JSON carries Python floats exactly (repr round-trips), so the values agree to the last bit here; the
+margin covers a different CPU or thread count choosing another reduction order in torch's kernels.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from decisionpivot import RELEASE_SEED
+from decisionpivot.cli import main
+from decisionpivot.evaluate.http import StopRun
+from decisionpivot.evaluate.run import evaluate_system
+from decisionpivot.evaluate.systems import get_system
+from decisionpivot.generate.run import write_family_files
+from tests.evaluate.tiny_decider import build_tiny_decider
+
+FAMILIES = ["fact_answerable", "policy_case"]
+TOLERANCE = 1e-6
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def tiny_decider(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_decider(tmp_path_factory.mktemp("tiny-decider"))
+
+
+@pytest.fixture(scope="module")
+def two_families(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("serve-items")
+    write_family_files(folder, RELEASE_SEED, FAMILIES)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def served(tiny_decider: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``transformers serve MODEL`` on a free loopback port; yields the base URL."""
+    port = free_port()
+    log = tmp_path_factory.mktemp("serve-log") / "serve.log"
+    cli = Path(sys.executable).with_name("transformers")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
+    with log.open("w") as out:
+        process = subprocess.Popen([str(cli), "serve", str(tiny_decider), "--host", "127.0.0.1", "--port", str(port),
+                                    "--device", "cpu"], stdout=out, stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"transformers serve did not start:\n{log.read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def write_config(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def answers(runs: Path, system: str, task: str) -> dict[str, dict]:
+    return {r["id"]: r for r in map(json.loads, (runs / system / f"{task}.jsonl").read_text().splitlines())}
+
+
+def test_served_and_in_process_agree_and_score(tmp_path: Path, served: str, tiny_decider: Path,
+                                                two_families: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(tmp_path / "systems.yaml", (
+        "systems:\n"
+        f"  served: {{kind: systemone, base_url: '{served}', model: '{tiny_decider}', concurrency: 2,\n"
+        "           max_options: 26, price_per_million_input_tokens: 0.5}\n"
+        f"  local: {{kind: decision, model: '{tiny_decider}', device: cpu}}\n"
+    ))
+    runs = tmp_path / "runs"
+    for system in ("served", "local"):
+        main(["evaluate", "--system", system, "--config", str(config), "--items", str(two_families),
+              "--runs", str(runs)])
+    for task in FAMILIES:
+        served_answers, local_answers = answers(runs, "served", task), answers(runs, "local", task)
+        assert len(served_answers) == len(local_answers) == 600
+        assert all("p" in r for r in served_answers.values()), "every item answered by the real server"
+        for item_id, record in served_answers.items():
+            other = local_answers[item_id]["p"]
+            assert record["p"].keys() == other.keys()
+            assert max(abs(record["p"][k] - other[k]) for k in other) <= TOLERANCE
+            assert record["input_tokens"] > 0 and record["tokens"] == 0
+    meta = json.loads((runs / "served" / "fact_answerable.meta.json").read_text())
+    assert meta["readout"] == "systemone/noul" and meta["items_check"] == "manifest"
+    capsys.readouterr()
+    out = tmp_path / "reports"
+    main(["score", "--runs", str(runs), "--items", str(two_families), "--reference", "", "--out", str(out),
+          "--resamples", "50", "--nofigures"])
+    board = (out / "leaderboard.md").read_text()
+    assert "served" in board and "local" in board
+    scores = json.loads((out / "scores.json").read_text())
+    assert {"served", "local"} <= set(json.dumps(scores).split('"')), "both systems scored"
+
+
+def test_a_wrong_model_name_stops_early_then_the_fixed_config_runs(tmp_path: Path, served: str, tiny_decider: Path,
+                                                                   two_families: Path) -> None:
+    wrong = write_config(tmp_path / "wrong.yaml", f"systems:\n  s1: {{kind: systemone, base_url: '{served}', "
+                                                  "model: qwen-typo, concurrency: 1}\n")
+    runs = tmp_path / "runs"
+    with pytest.raises(StopRun, match=r"HTTP 400: Server is pinned to"):
+        evaluate_system(get_system("s1", wrong), two_families, runs, tasks=["fact_answerable"], progress=False)
+    assert (runs / "s1" / "fact_answerable.jsonl").read_text() == ""  # nothing recorded to resume wrongly
+    fixed = write_config(tmp_path / "fixed.yaml", f"systems:\n  s1: {{kind: systemone, base_url: '{served}', "
+                                                  f"model: '{tiny_decider}'}}\n")
+    [run] = evaluate_system(get_system("s1", fixed), two_families, runs, tasks=["fact_answerable"], limit=20,
+                            progress=False)
+    assert run.answered == 20
+
+
+def test_an_unexpected_field_is_a_422_config_error_not_600_records(tmp_path: Path, served: str, tiny_decider: Path,
+                                                                    two_families: Path) -> None:
+    config = write_config(tmp_path / "s.yaml", f"systems:\n  s2: {{kind: systemone, base_url: '{served}', "
+                                               f"model: '{tiny_decider}', extra_body: {{bogus: 1}}}}\n")
+    with pytest.raises(StopRun, match=r"HTTP 422: body.bogus: Extra inputs are not permitted"):
+        evaluate_system(get_system("s2", config), two_families, tmp_path / "runs", tasks=["policy_case"],
+                        progress=False)
