@@ -165,7 +165,7 @@ class DP:
 
     def score(self, runs: str = "runs", items: str | None = None, reference: str = "datasets/reference",
               out: str = "reports", systems: str | Sequence[str] | None = None, resamples: int = 1000,
-              figures: bool = True) -> None:
+              figures: bool = True, partial: bool = False) -> None:
         """Score runs/<system>/<task>.jsonl: metrics with 95% bootstrap intervals, tables and figures.
 
         Writes <out>/scores.json, scoring.json, leaderboard.md/.csv/.tex, per-family, per-level and
@@ -182,6 +182,8 @@ class DP:
           systems: comma-separated system names (default: every folder under runs).
           resamples: bootstrap resamples per interval (seed 20261007; recorded in the outputs).
           figures: also draw the figures.
+          partial: also score tasks below 99% coverage on their answered items only, in
+            <out>/partial.md ("partial, not comparable": for quick tries such as `dp evaluate --limit 20`).
         """
         from decisionpivot.reconstruct.scoring import register_card_tasks
         from decisionpivot.score.pipeline import score_runs
@@ -194,8 +196,12 @@ class DP:
         folder = Path(items) if items else DEFAULT_CORE_DIR
         chosen = _names(systems)
         scoring = score_runs(runs, folder, reference_dir, out, chosen, int(resamples), tasks=tasks,
-                             figures=bool(figures))
+                             figures=bool(figures), partial=bool(partial))
         print(leaderboard_markdown(scoring))
+        if scoring.partial:
+            from decisionpivot.score.partial import partial_markdown
+
+            print(partial_markdown(list(scoring.partial)))
         for warning in scoring.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         print(f"wrote {out}/")

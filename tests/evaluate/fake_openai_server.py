@@ -47,8 +47,12 @@ class FakeOpenAI:
     """Start with ``with FakeOpenAI(...) as server:``; ``server.base_url`` is the /v1 URL."""
 
     def __init__(self, plan: Callable[[str], str] = lambda d: "ok", latency_s: float = 0.0,
-                 stall_s: float = 3.0, retry_after: str = "1") -> None:
+                 stall_s: float = 3.0, retry_after: str = "1",
+                 custom: Callable[[str, list[str]], dict[str, Any] | None] | None = None,
+                 serial: bool = False) -> None:
         self.plan = plan
+        self.custom = custom
+        self.serial = serial  # one request at a time, like a server that generates for one user only
         self.latency_s = latency_s
         self.stall_s = stall_s
         self.retry_after = retry_after
@@ -59,6 +63,8 @@ class FakeOpenAI:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.runner: web.AppRunner | None = None
+        self.status_override: tuple[int, bytes] | None = None
+        self._one_at_a_time: asyncio.Lock | None = None
 
     @property
     def base_url(self) -> str:
@@ -91,9 +97,20 @@ class FakeOpenAI:
         attempt = len(self.attempts[digest])
         self.requests.append({k: v for k, v in payload.items() if k != "messages"})
         fault = self.plan(digest)
-        if self.latency_s:
+        if self.status_override is not None:
+            return _reply(self.status_override[0], self.status_override[1])
+        if self.serial:
+            if self._one_at_a_time is None:
+                self._one_at_a_time = asyncio.Lock()
+            async with self._one_at_a_time:
+                await asyncio.sleep(self.latency_s)
+        elif self.latency_s:
             await asyncio.sleep(self.latency_s)
         keys = option_keys(user)
+        if self.custom is not None:
+            reply = self.custom(digest, keys)
+            if reply is not None:
+                return _reply(200, json.dumps(reply).encode())
         probs = deterministic_probs(digest, keys)
         if fault == "429" and attempt == 1:
             return _reply(429, b'{"error": "rate limited"}', {"Retry-After": self.retry_after})

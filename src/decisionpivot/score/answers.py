@@ -1,8 +1,8 @@
 """Reading answer files: ``runs/<system>/<task>.jsonl`` plus ``<task>.meta.json``.
 
 One record per item, ``{"id": ..., "p": {option: probability}}`` or ``{"id": ..., "error": "..."}``,
-optionally with ``tokens`` (int), ``closed`` (bool) and ``latency_s`` (number). The rules (the paper's
-"Answer files" and "Requests and predictions"):
+optionally with ``tokens`` (int, output tokens), ``input_tokens`` (int), ``closed`` (bool) and
+``latency_s`` (number). The rules (the paper's "Answer files" and "Requests and predictions"):
 
 * probabilities are normalised over the item's listed options; keys that are not listed options are
   ignored and counted (a warning in the report); a listed option without a key has probability 0;
@@ -11,7 +11,11 @@ optionally with ``tokens`` (int), ``closed`` (bool) and ``latency_s`` (number). 
 * failed records (explicit errors or invalid probabilities) and missing records are incorrect and use
   the uniform distribution over the item's options for confidence-based metrics;
 * a task needs records (answers or errors) for at least 99% of its items, else it is excluded for
-  that system and the report says why (see :func:`coverage_shortfall`);
+  that system and the report says why (see :func:`coverage_shortfall`); an error marked
+  ``"transient": true`` (the server was down, the retries ran out) says nothing about the system and
+  counts as missing - ``dp evaluate`` asks it again;
+* errors starting ``input restriction`` (the system could not take the item as it stands: too many
+  options, too long a state) are failed predictions like any other, and are counted for the leaderboard;
 * the meta file must name the SHA-256 of the items file scored, else the error names both hashes;
 * malformed lines, duplicate ids and ids that are not items of the task are errors naming the file
   and line.
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -72,6 +76,14 @@ class TaskAnswers:
     """``(n,)`` 1.0 where the model ended its reasoning itself, 0.0 where not, NaN where not recorded."""
     latency_s: np.ndarray
     """``(n,)`` request latency in seconds, NaN where not recorded."""
+    input_tokens: np.ndarray | None = None
+    """``(n,)`` input tokens the server reported, NaN where not recorded (None: not read)."""
+    restricted: int = 0
+    """Error records whose reason is an input restriction."""
+    transient: int = 0
+    """Transient error records (counted as missing)."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """The answer file's ``.meta.json`` (system config, readout, items check)."""
 
     @property
     def size(self) -> int:
@@ -123,6 +135,10 @@ class AnswerSummary:
     """Share of records that report closed=true among those reporting closed."""
     mean_latency_s: float | None
     """Mean latency over records that report it."""
+    restricted: int = 0
+    """Error records whose reason is an input restriction."""
+    transient: int = 0
+    """Transient error records (counted as missing)."""
 
 
 def _mean(values: np.ndarray) -> float | None:
@@ -143,6 +159,8 @@ def summarise(answers: TaskAnswers) -> AnswerSummary:
         mean_tokens=_mean(answers.tokens),
         closed_share=_mean(answers.closed),
         mean_latency_s=_mean(answers.latency_s),
+        restricted=answers.restricted,
+        transient=answers.transient,
     )
 
 
@@ -181,8 +199,8 @@ def check_items_hash(answer_path: Path, layout: TaskLayout) -> dict[str, Any]:
     return meta
 
 
-def _optional_fields(record: dict[str, Any], where: str) -> tuple[float, float, float]:
-    """``tokens``, ``closed`` and ``latency_s`` of a record (NaN when absent or null)."""
+def _optional_fields(record: dict[str, Any], where: str) -> tuple[float, ...]:
+    """``tokens``, ``closed``, ``latency_s`` and ``input_tokens`` of a record (NaN when absent or null)."""
     values = []
     for name, kinds, expected in _OPTIONAL_FIELDS:
         value = record.get(name)
@@ -192,21 +210,24 @@ def _optional_fields(record: dict[str, Any], where: str) -> tuple[float, float, 
             values.append(float(value))
         else:
             raise AnswerFileError(f"{where}: field {name!r} must be {expected} or null, found {value!r}")
-    return values[0], values[1], values[2]
+    return tuple(values)
 
 
 _OPTIONAL_FIELDS = (
     ("tokens", {int}, "a non-negative integer"),
     ("closed", {bool}, "true or false"),
     ("latency_s", {int, float}, "a non-negative number"),
+    ("input_tokens", {int}, "a non-negative integer"),
 )
+INPUT_RESTRICTION = "input restriction"
+"""Prefix of the error of an item a system could not take as it stands (see decisionpivot.evaluate.http)."""
 _NUMBER_TYPES = {int, float}
 
 
 def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> TaskAnswers:
     """Read one answer file against its task layout (see the module docstring for the rules)."""
     path = Path(path)
-    check_items_hash(path, layout)
+    meta = check_items_hash(path, layout)
     n, width = layout.size, layout.max_options
     position = layout.position()
     key_sets = [frozenset(keys) for keys in layout.option_keys]
@@ -214,8 +235,9 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
     line_of = [0] * n  # line of each item's record, 0 while none
     valued: list[int] = []  # items with numeric probabilities, and the values (padded to width)
     values_rows: list[list[float]] = []
-    optional: dict[int, tuple[float, float, float]] = {}
-    error_records = non_numeric = ignored_keys = 0
+    optional: dict[int, tuple[float, ...]] = {}
+    error_records = non_numeric = ignored_keys = restricted = 0
+    transient: list[int] = []
     try:
         handle = path.open("r", encoding="utf-8")
     except FileNotFoundError:
@@ -250,7 +272,11 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
             if len(record) > 2:
                 optional[i] = _optional_fields(record, f"{path}:{number}")
             if record.get("error") is not None:
+                if record.get("transient") is True:
+                    transient.append(i)
+                    continue
                 error_records += 1
+                restricted += str(record["error"]).startswith(INPUT_RESTRICTION)
                 continue
             probabilities = record.get("p")
             if type(probabilities) is not dict:
@@ -271,7 +297,7 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
     if valued:
         raw[valued] = np.array(values_rows, dtype=np.float64)
         has_values[valued] = True
-    extra = np.full((n, 3), math.nan)
+    extra = np.full((n, len(_OPTIONAL_FIELDS)), math.nan)
     if optional:
         extra[list(optional)] = np.array(list(optional.values()))
     with np.errstate(invalid="ignore"):
@@ -281,12 +307,14 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
     totals = np.where(usable, raw.sum(axis=1), 1.0)[:, None]
     with np.errstate(invalid="ignore"):
         normalised = np.where(failed[:, None], uniform, raw / totals)
+    answered = np.array(line_of) > 0
+    answered[transient] = False
     return TaskAnswers(
         system=system,
         task=layout.task,
         path=path,
         probabilities=normalised,
-        answered=np.array(line_of) > 0,
+        answered=answered,
         failed=failed,
         gold_index=layout.gold_index,
         error_records=error_records,
@@ -295,6 +323,10 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
         tokens=extra[:, 0],
         closed=extra[:, 1],
         latency_s=extra[:, 2],
+        input_tokens=extra[:, 3],
+        restricted=restricted,
+        transient=len(transient),
+        meta=meta,
     )
 
 

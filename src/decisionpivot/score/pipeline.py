@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from decisionpivot.errors import DecisionPivotError
@@ -49,6 +49,8 @@ class LoadedRuns:
     """Non-fatal findings."""
     answer_files: tuple[AnswerSummary, ...]
     """Counts of every answer file read."""
+    short: dict[tuple[str, str], TaskAnswers] = field(default_factory=dict)
+    """(system, task) -> answers of the tasks excluded for too few records (for ``--partial``)."""
 
 
 def _core_layouts(items: Path | None) -> list[TaskLayout]:
@@ -95,9 +97,12 @@ def load_runs(
     answers: dict[tuple[str, str], TaskAnswers] = {}
     exclusions: list[Exclusion] = []
     summaries: list[AnswerSummary] = []
+    short: dict[tuple[str, str], TaskAnswers] = {}
     for system in names:
         folder = runs / system
         for path in sorted(folder.glob("*.jsonl")):
+            if path.name.endswith(".raw.jsonl"):
+                continue  # the runner's log of unreadable replies, not answers
             if path.stem not in known:
                 warnings.append(f"{path}: no items for task {path.stem!r}; ignored")
         for task, (track, layout) in known.items():
@@ -120,6 +125,7 @@ def load_runs(
             shortfall = coverage_shortfall(read)
             if shortfall is not None:
                 exclusions.append(Exclusion(system, track, task, shortfall))
+                short[(system, task)] = read
                 continue
             answers[(system, task)] = read
     return LoadedRuns(
@@ -130,13 +136,19 @@ def load_runs(
         tuple(exclusions),
         tuple(warnings),
         tuple(summaries),
+        short,
     )
 
 
 def score_loaded(
-    loaded: LoadedRuns, resamples: int = DEFAULT_RESAMPLES, seed: int = BOOTSTRAP_SEED, jobs: int = 1
+    loaded: LoadedRuns, resamples: int = DEFAULT_RESAMPLES, seed: int = BOOTSTRAP_SEED, jobs: int = 1,
+    runs: Path | None = None, partial: bool = False,
 ) -> Scoring:
-    """Every estimate of both tracks for the loaded runs."""
+    """Every estimate of both tracks for the loaded runs (with ``runs``: option-order robustness too)."""
+    from decisionpivot.score.operations import system_operations
+    from decisionpivot.score.partial import partial_score
+    from decisionpivot.score.robustness import order_robustness
+
     if resamples < 2:
         raise DecisionPivotError(f"resamples must be at least 2, got {resamples}")
     estimates = score_core(loaded.core, loaded.answers, loaded.systems, resamples, seed, jobs=jobs)
@@ -151,6 +163,8 @@ def score_loaded(
     )
     layers = {layout.task: layout.layer for layout in loaded.core}
     layers.update({card.name: card.layer for card in cards})
+    layouts = {layout.task: layout for layout in loaded.core}
+    layouts.update({card.name: layout for card, layout in loaded.reference})
     return Scoring(
         estimates=tuple(estimates),
         systems=loaded.systems,
@@ -162,6 +176,15 @@ def score_loaded(
         layers=layers,
         resamples=resamples,
         seed=seed,
+        operations=tuple(
+            system_operations(system, [a for (s, _), a in loaded.answers.items() if s == system], loaded.answer_files)
+            for system in loaded.systems
+        ),
+        robustness=tuple(order_robustness(runs, loaded.core, loaded.answers, loaded.systems)) if runs else (),
+        partial=tuple(
+            partial_score(layouts[task], answers) for (_, task), answers in sorted(loaded.short.items())
+            if task in layouts
+        ) if partial else (),
     )
 
 
@@ -180,12 +203,17 @@ def score_runs(
     tasks: Sequence[ReferenceTask] | None = None,
     figures: bool = True,
     jobs: int | None = None,
+    partial: bool = False,
 ) -> Scoring:
-    """Read, score and write every report and figure under ``out``; returns the scoring."""
+    """Read, score and write every report and figure under ``out``; returns the scoring.
+
+    With ``partial``, tasks below 99% coverage are also scored on their answered items, in
+    ``partial.md`` / ``partial.csv`` (labelled "partial, not comparable"; never on the leaderboard).
+    """
     from decisionpivot.score.report import write_reports
 
     loaded = load_runs(runs, items, reference, systems, tasks)
-    scoring = score_loaded(loaded, resamples, seed, jobs or default_jobs())
+    scoring = score_loaded(loaded, resamples, seed, jobs or default_jobs(), runs=Path(runs), partial=partial)
     cards = {card.name: (card.layer, card.metric, card.chance) for card, _ in loaded.reference}
     write_reports(scoring, out, cards)
     if figures:

@@ -131,23 +131,67 @@ def _footnotes(scoring: Scoring) -> list[str]:
         "Failed or missing predictions count as incorrect (uniform distribution for confidence metrics); "
         "a task needs records for at least 99% of its items.",
     ]
+    notes.append("Readout: how answers were read (chat/verbalised: the reply's JSON object; <api>/noul: yes/no "
+                 "items as P(true); <api>/choice: as a two-option choice). Input restr.: items the system could "
+                 "not take as they stood (counted as failed). p50/p95: request latency in seconds; $/1k: cost of "
+                 "1,000 decisions from the recorded usage and the configured prices.")
+    if scoring.partial:
+        notes.append(f"Partial scores of {len(scoring.partial)} excluded task(s) are in partial.md "
+                     "(partial, not comparable).")
     for x in scoring.exclusions:
         notes.append(f"Excluded: {x.system} / {x.track} / {x.task}: {x.reason}.")
     return notes
 
 
+OPERATIONS = ("Readout", "Input restr.", "p50 s", "p95 s", "$/1k")
+"""Leaderboard columns after the metrics: how answers were read, items lost to input restrictions,
+request latency and cost per 1,000 decisions (see decisionpivot.score.operations)."""
+
+
+def _operations_cells(scoring: Scoring, system: str) -> list[str]:
+    ops = next((o for o in scoring.operations if o.system == system), None)
+    if ops is None:
+        return [DASH] * len(OPERATIONS)
+    return [ops.readout, str(ops.input_restrictions), _number(ops.latency_p50_s, 3), _number(ops.latency_p95_s, 3),
+            _number(ops.cost_per_1000, 4)]
+
+
+def _operations_notes(scoring: Scoring, system: str) -> list[str]:
+    ops = next((o for o in scoring.operations if o.system == system), None)
+    return ["items modified (--allow-modified-items)"] if ops is not None and ops.modified_items else []
+
+
+def robustness_markdown(scoring: Scoring) -> str:
+    """The option-order robustness table (empty string when no system has permuted runs)."""
+    if not scoring.robustness:
+        return ""
+    header = ["System", "Family", "K", "Item acc.", "permuted", "Pair acc.", "permuted", "Changed %"]
+    rows = [[r.system, r.task, str(r.permutations), _number(r.item_accuracy), _number(r.item_accuracy_permuted),
+             _number(r.pair_accuracy), _number(r.pair_accuracy_permuted), _number(r.changed_share)]
+            for r in scoring.robustness]
+    return ("## Option-order robustness\n\nEach item asked again under K seeded orders of its options "
+            "(`dp evaluate --permute-options K`); \"permuted\" is the mean over the K orders, \"Changed %\" "
+            "the share of items whose predicted option changes.\n\n" + _markdown_table(header, rows))
+
+
 def leaderboard_markdown(scoring: Scoring) -> str:
-    header = ["#", "System", *[heading for _, _, heading in LEADERBOARD], "Notes"]
+    header = ["#", "System", *[heading for _, _, heading in LEADERBOARD], *OPERATIONS, "Notes"]
     rows = []
     for rank, (system, cells, notes) in enumerate(leaderboard_rows(scoring), start=1):
-        rows.append([str(rank), system, *[_cell(c) for c in cells], "; ".join(notes)])
+        notes = notes + _operations_notes(scoring, system)
+        rows.append([str(rank), system, *[_cell(c) for c in cells], *_operations_cells(scoring, system),
+                     "; ".join(notes)])
     chance = scoring.get(UNIFORM_GUESS, CORE, MACRO, CHANCE_METRIC)
     if chance is not None:
         rows.append(
-            ["", "uniform guessing", _number(chance.value), *[DASH] * (len(LEADERBOARD) - 1), "expected"]
+            ["", "uniform guessing", _number(chance.value), *[DASH] * (len(LEADERBOARD) - 1 + len(OPERATIONS)),
+             "expected"]
         )
     text = "# DecisionPivot leaderboard\n\n" + _markdown_table(header, rows) + "\n"
     text += "\n".join(f"- {note}" for note in _footnotes(scoring)) + "\n"
+    robustness = robustness_markdown(scoring)
+    if robustness:
+        text += "\n" + robustness
     return text
 
 
@@ -156,14 +200,14 @@ def leaderboard_csv(scoring: Scoring) -> bytes:
     for metric, _, _ in LEADERBOARD:
         name = "reference_score" if metric == SCORE else metric
         header += [name, f"{name}_ci_low", f"{name}_ci_high"]
-    header += ["notes"]
+    header += ["readout", "input_restrictions", "latency_p50_s", "latency_p95_s", "cost_per_1000", "notes"]
     rows = []
     for rank, (system, cells, notes) in enumerate(leaderboard_rows(scoring), start=1):
         row: list[Any] = [rank, system]
         for e in cells:
             low, high = e.interval() if e is not None else (math.nan, math.nan)
             row += [_number(e.value if e else None, 4), _number(low, 4), _number(high, 4)]
-        rows.append([*row, "; ".join(notes)])
+        rows.append([*row, *_operations_cells(scoring, system), "; ".join(notes + _operations_notes(scoring, system))])
     return _csv(header, [[("" if v == DASH else v) for v in r] for r in rows])
 
 
@@ -321,6 +365,8 @@ def scoring_metadata(scoring: Scoring) -> dict[str, Any]:
         "exclusions": [asdict(x) for x in scoring.exclusions],
         "warnings": list(scoring.warnings),
         "answer_files": [asdict(a) for a in scoring.answer_files],
+        "operations": [asdict(o) for o in scoring.operations],
+        "robustness": [asdict(r) for r in scoring.robustness],
     }
 
 
@@ -342,6 +388,15 @@ def write_reports(
         "levels.md": levels_markdown(scoring),
         "levels.csv": _records_csv([e for e in scoring.estimates if e.track == CORE and e.task == MACRO]),
     }
+    if scoring.partial:
+        from decisionpivot.score.partial import partial_markdown
+
+        files["partial.md"] = partial_markdown(list(scoring.partial))
+        files["partial.csv"] = _csv(list(asdict(scoring.partial[0])),
+                                    [["" if v is None else v for v in asdict(p).values()] for p in scoring.partial])
+    if scoring.robustness:
+        files["robustness.csv"] = _csv(list(asdict(scoring.robustness[0])),
+                                       [list(asdict(r).values()) for r in scoring.robustness])
     if scoring.reference_tasks:
         files["reference_layers.md"] = reference_layers_markdown(scoring)
         files["reference_layers.csv"] = _records_csv(

@@ -171,6 +171,12 @@ class Scoring:
     """Bootstrap resamples per interval."""
     seed: int
     """Bootstrap seed."""
+    operations: tuple[Any, ...] = ()
+    """Per system: readout, input-restriction losses, latency, cost (score.operations.SystemOperations)."""
+    robustness: tuple[Any, ...] = ()
+    """Option-order robustness per system and family (score.robustness.OrderRobustness)."""
+    partial: tuple[Any, ...] = ()
+    """Partial scores of quick tries, not comparable (score.partial.PartialScore); empty unless asked."""
     _index: dict[tuple[str, str, str, int | None, str], Estimate] = field(
         default_factory=dict, compare=False, repr=False
     )
