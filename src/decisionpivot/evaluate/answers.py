@@ -128,13 +128,9 @@ def read_answer_lines(path: Path, *, repair: bool, allow_duplicates: bool = Fals
         raise AnswerFileError(f"{path}: is a folder, not an answer file")
     if not path.exists():
         return []
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        cut = data.rfind(b"\n") + 1
-        if repair:
-            with path.open("r+b") as handle:
-                handle.truncate(cut)
-        data = data[:cut]
+    whole = path.read_bytes()
+    cut = whole.rfind(b"\n") + 1 if whole and not whole.endswith(b"\n") else len(whole)
+    data = whole[:cut]
     records: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     try:
@@ -155,6 +151,9 @@ def read_answer_lines(path: Path, *, repair: bool, allow_duplicates: bool = Fals
                                   "`dp repair --system NAME` folds duplicates into one record per id")
         seen[record["id"]] = number
         records.append(record)
+    if repair and cut < len(whole):  # only once the rest is known to be good: a refused file stays as it was
+        with path.open("r+b") as handle:
+            handle.truncate(cut)
     return records
 
 
@@ -228,7 +227,7 @@ class AnswerWriter:
         elif path.exists() and path.stat().st_size:
             raise AnswerFileError(f"{path}: answers without {meta_path.name}; cannot tell which items they answer "
                                   "(--restart starts afresh, keeping them as .bak)")
-        records = read_answer_lines(path, repair=True)
+        records = read_answer_lines(path, repair=False)  # cut a torn last line only once resuming is allowed
         if records:  # an empty file holds nothing that could be mixed with other answers
             if old_meta.get("items_sha256") != items_sha256:
                 raise AnswerFileError(
@@ -245,6 +244,7 @@ class AnswerWriter:
                     "Resuming would mix two systems' answers: use --restart to start the task afresh, or "
                     "declare the changed config under another system name."
                 )
+        records = read_answer_lines(path, repair=True)
         forget = [r for r in records if is_transient(r) or (retry_errors and "error" in r)]
         if forget:
             records = [r for r in records if not (is_transient(r) or (retry_errors and "error" in r))]

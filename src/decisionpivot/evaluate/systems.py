@@ -96,7 +96,7 @@ def _declare(name: str, raw: Any, source: str) -> SystemConfig:
         raise SystemConfigError(f"{source}: system {name!r} must be a mapping of settings")
     registered = kinds()
     kind = raw.get("kind")
-    if kind not in registered:
+    if not isinstance(kind, str) or kind not in registered:
         raise SystemConfigError(
             f"{source}: system {name!r}: kind must be one of {sorted(registered)}, got {kind!r}"
         )
