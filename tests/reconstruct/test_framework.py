@@ -129,3 +129,39 @@ def test_json_lines_records_name_file_and_line(tmp_path: Path) -> None:
     assert next(records) == (f"{tmp_path / 'a.jsonl'}:3", {"x": 2})  # blank lines keep the file's numbering
     with pytest.raises(SourceError, match=r"a\.jsonl:4: expected a JSON object"):
         next(records)
+
+
+def _candidates(cells: dict[tuple[str, str], int]) -> list:
+    from decisionpivot.items import Item, Option
+
+    options = (Option("a", "first"), Option("b", "second"))
+    return [Item(id=f"t:{n}", family="t", layer="D", version="1", group=None, level=None, variation=stratum,
+                 domain=None, state=f"{stratum}-{answer}-{k}", question="q", options=options, answer=answer)
+            for n, ((stratum, answer), count) in enumerate(cells.items()) for k in range(count)]
+
+
+def test_equal_shares_balances_classes_and_strata() -> None:
+    import random
+    from collections import Counter
+
+    from decisionpivot.reconstruct.run import equal_shares
+
+    items = _candidates({("x", "a"): 240, ("x", "b"): 600, ("y", "a"): 884, ("y", "b"): 274, ("z", "b"): 200})
+    picked = equal_shares(items, 1000, random.Random(1), "variation")
+    cells = Counter((items[i].variation, items[i].answer) for i in picked)
+    assert picked == sorted(set(picked))
+    # 500 per class, spread over the strata holding both classes in proportion to their smaller class.
+    assert cells == {("x", "a"): 233, ("x", "b"): 233, ("y", "a"): 267, ("y", "b"): 267}
+    assert equal_shares(items, 1000, random.Random(1), "variation") == picked
+    flat = Counter(items[i].answer for i in equal_shares(items, 1000, random.Random(1)))
+    assert flat == {"a": 500, "b": 500}
+    small = Counter(items[i].answer for i in equal_shares(items[:250], 1000, random.Random(1)))
+    assert small == {"a": 10, "b": 10}  # fewer than the target: the smaller class decides
+
+
+def test_card_rejects_unknown_share_options() -> None:
+    data = yaml.safe_load((Path(all_cards()["bfcl_relevance"].path)).read_text())
+    with pytest.raises(CardError, match=r"sampling\.within' must be one of"):
+        parse_card({**data, "sampling": {**data["sampling"], "within": "answer"}}, "x.yaml")
+    with pytest.raises(CardError, match=r"sampling\.shares' must be 'equal'"):
+        parse_card({**data, "sampling": {**data["sampling"], "shares": "half"}}, "x.yaml")
