@@ -165,3 +165,25 @@ def test_card_rejects_unknown_share_options() -> None:
         parse_card({**data, "sampling": {**data["sampling"], "within": "answer"}}, "x.yaml")
     with pytest.raises(CardError, match=r"sampling\.shares' must be 'equal'"):
         parse_card({**data, "sampling": {**data["sampling"], "shares": "half"}}, "x.yaml")
+
+
+def test_record_writes_count_hash_and_chance_on_items_once(tmp_path: Path) -> None:
+    import dataclasses
+
+    from decisionpivot.reconstruct.run import build_items, reconstruct_task, record_expected
+    from tests.reconstruct.conftest import FIXTURES
+
+    card = all_cards()["strategyqa"]
+    copy = tmp_path / "strategyqa.yaml"
+    copy.write_text(Path(card.path).read_text(encoding="utf-8").replace(
+        'method: "majority-class share on the sampled items"}',
+        'method: "majority-class share on the sampled items", on_items: 0.9}'), encoding="utf-8")
+    result = reconstruct_task("strategyqa", FIXTURES, tmp_path / "out")
+    local = dataclasses.replace(card, path=str(copy))
+    record_expected(local, result)
+    record_expected(local, result)
+    text = copy.read_text(encoding="utf-8")
+    assert f"expected: {{items: 3, items_sha256: {result.sha256}, verified: true}}\n" in text
+    assert text.count("on_items") == 1
+    assert 'on_items: 0.6667}\n' in text  # 2 of 3 fixture questions are yes
+    assert len(build_items(card, FIXTURES / "strategyqa")) == 3
