@@ -163,3 +163,16 @@ def test_croissant_validates_offline_with_rai_fields(inputs, tmp_path: Path, no_
     assert sorted(r["beta_check/id"].decode() for r in records) == [f"beta_check:{i:05d}" for i in range(9)]
     for entry in document["distribution"]:
         assert (path.parent / entry["contentUrl"]).exists()
+
+
+def test_datasheet_states_the_papers_restricted_count_and_the_tasks_between(inputs, tmp_path: Path) -> None:
+    from decisionpivot.licenses.routes import PAPER_RESTRICTED_TASKS
+
+    core, reference, cards = inputs
+    write_datasheet(core, reference, tmp_path / "out", cards=cards)
+    sheet = (tmp_path / "out" / "DATASHEET.md").read_text(encoding="utf-8")
+    assert (f"The paper reconstructs {PAPER_RESTRICTED_TASKS} restricted reference tasks; the route rules make 3 "
+            "reconstruct-only.") in sheet
+    assert "(non-commercial, research-only, mixed or unstated; 2): nc_task (non-commercial), unstated_task (unstated)" \
+        in sheet
+    assert "allow redistribution (1): sa_task (share-alike);" in sheet

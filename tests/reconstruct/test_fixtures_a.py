@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+from pathlib import Path
+
 import pytest
 
 from decisionpivot.items import items_bytes
 from decisionpivot.reconstruct.card import all_cards
 from decisionpivot.reconstruct.run import build_items
+from decisionpivot.reconstruct.sources import SourceError
 from tests.reconstruct.conftest import FIXTURES
 
 
@@ -86,14 +91,27 @@ def test_when2call_fixture_converts() -> None:
 
 def test_r_judge_fixture_converts() -> None:
     items = items_of("r_judge")
-    assert len(items) == 3
+    assert len(items) == 3, "the repeated state (harmful.json id 3 = id 1) is dropped"
     assert items[0].option_keys == ("safe", "unsafe")
-    assert [i.answer for i in items] == ["safe", "unsafe", "safe"], "files in path order: Finance before Program"
+    assert [i.answer for i in items] == ["safe", "safe", "unsafe"], "files in path order: Finance before Program"
     assert [i.domain for i in items] == ["Finance/bank", "Program/terminal", "Program/terminal"]
-    assert set(items[1].state) == {"profile", "contents"}, "goal and risk_description stay hidden"
-    assert items[1].state["contents"][0][1]["action"] == 'TerminalExecute: {"command": "rm -rf ~/*"}'
-    assert items[2].extra == {"source_id": 2, "source_file": "data/Program/terminal.json"}
+    assert set(items[2].state) == {"profile", "contents"}, "goal and risk_description stay hidden"
+    assert items[2].state["contents"][0][1]["action"] == 'TerminalExecute: {"command": "rm -rf ~/*"}'
+    assert items[1].extra == {"source_id": 2}, "the file name (harmful/benign) would give the label away"
     assert all_cards()["r_judge"].metric_options == {"positive": "unsafe"}
+
+
+def test_r_judge_label_must_agree_with_the_file_and_repeated_states(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "r_judge", tmp_path / "r_judge")
+    harmful = tmp_path / "r_judge" / "data" / "Program" / "harmful.json"
+    records = json.loads(harmful.read_text(encoding="utf-8"))
+    records[1]["label"] = 0
+    harmful.write_text(json.dumps(records), encoding="utf-8")
+    with pytest.raises(SourceError, match=r"harmful\.json: record 1 has label 0 in a file of label-1 records"):
+        build_items(all_cards()["r_judge"], tmp_path / "r_judge")
+    harmful.rename(harmful.with_name("other.json"))
+    with pytest.raises(SourceError, match=r"other\.json: record 1 repeats the state of .* with the other label"):
+        build_items(all_cards()["r_judge"], tmp_path / "r_judge")
 
 
 def test_agentrewardbench_fixture_converts() -> None:

@@ -129,3 +129,61 @@ def test_json_lines_records_name_file_and_line(tmp_path: Path) -> None:
     assert next(records) == (f"{tmp_path / 'a.jsonl'}:3", {"x": 2})  # blank lines keep the file's numbering
     with pytest.raises(SourceError, match=r"a\.jsonl:4: expected a JSON object"):
         next(records)
+
+
+def _candidates(cells: dict[tuple[str, str], int]) -> list:
+    from decisionpivot.items import Item, Option
+
+    options = (Option("a", "first"), Option("b", "second"))
+    return [Item(id=f"t:{n}", family="t", layer="D", version="1", group=None, level=None, variation=stratum,
+                 domain=None, state=f"{stratum}-{answer}-{k}", question="q", options=options, answer=answer)
+            for n, ((stratum, answer), count) in enumerate(cells.items()) for k in range(count)]
+
+
+def test_equal_shares_balances_classes_and_strata() -> None:
+    import random
+    from collections import Counter
+
+    from decisionpivot.reconstruct.run import equal_shares
+
+    items = _candidates({("x", "a"): 240, ("x", "b"): 600, ("y", "a"): 884, ("y", "b"): 274, ("z", "b"): 200})
+    picked = equal_shares(items, 1000, random.Random(1), "variation")
+    cells = Counter((items[i].variation, items[i].answer) for i in picked)
+    assert picked == sorted(set(picked))
+    # 500 per class, spread over the strata holding both classes in proportion to their smaller class.
+    assert cells == {("x", "a"): 233, ("x", "b"): 233, ("y", "a"): 267, ("y", "b"): 267}
+    assert equal_shares(items, 1000, random.Random(1), "variation") == picked
+    flat = Counter(items[i].answer for i in equal_shares(items, 1000, random.Random(1)))
+    assert flat == {"a": 500, "b": 500}
+    small = Counter(items[i].answer for i in equal_shares(items[:250], 1000, random.Random(1)))
+    assert small == {"a": 10, "b": 10}  # fewer than the target: the smaller class decides
+
+
+def test_card_rejects_unknown_share_options() -> None:
+    data = yaml.safe_load((Path(all_cards()["bfcl_relevance"].path)).read_text())
+    with pytest.raises(CardError, match=r"sampling\.within' must be one of"):
+        parse_card({**data, "sampling": {**data["sampling"], "within": "answer"}}, "x.yaml")
+    with pytest.raises(CardError, match=r"sampling\.shares' must be 'equal'"):
+        parse_card({**data, "sampling": {**data["sampling"], "shares": "half"}}, "x.yaml")
+
+
+def test_record_writes_count_hash_and_chance_on_items_once(tmp_path: Path) -> None:
+    import dataclasses
+
+    from decisionpivot.reconstruct.run import build_items, reconstruct_task, record_expected
+    from tests.reconstruct.conftest import FIXTURES
+
+    card = all_cards()["strategyqa"]
+    copy = tmp_path / "strategyqa.yaml"
+    copy.write_text(Path(card.path).read_text(encoding="utf-8").replace(
+        'method: "majority-class share on the sampled items"}',
+        'method: "majority-class share on the sampled items", on_items: 0.9}'), encoding="utf-8")
+    result = reconstruct_task("strategyqa", FIXTURES, tmp_path / "out")
+    local = dataclasses.replace(card, path=str(copy))
+    record_expected(local, result)
+    record_expected(local, result)
+    text = copy.read_text(encoding="utf-8")
+    assert f"expected: {{items: 3, items_sha256: {result.sha256}, verified: true}}\n" in text
+    assert text.count("on_items") == 1
+    assert 'on_items: 0.6667}\n' in text  # 2 of 3 fixture questions are yes
+    assert len(build_items(card, FIXTURES / "strategyqa")) == 3

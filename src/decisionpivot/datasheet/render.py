@@ -11,7 +11,12 @@ from collections.abc import Iterable, Sequence
 
 from decisionpivot import BENCHMARK_VERSION, __version__
 from decisionpivot.datasheet.stats import QUANTILES, DatasheetStats, PartStats
-from decisionpivot.licenses.routes import REDISTRIBUTE
+from decisionpivot.licenses.routes import (
+    HELD_BACK_BY_RULES,
+    PAPER_RESTRICTED_TASKS,
+    REDISTRIBUTE,
+    RESTRICTED_BY_TERMS,
+)
 from decisionpivot.reconstruct.card import LABEL_SOURCES
 from decisionpivot.release.datacard import ACCESS_CONDITIONS
 
@@ -215,8 +220,24 @@ def _distribution(stats: DatasheetStats) -> list[str]:
             f"Redistributed in the gated dataset ({len(redistributed)}): {', '.join(redistributed) or 'none'}. "
             f"Reconstruct-only ({len(others)}): {', '.join(others) or 'none'}. Routes follow the rules in "
             "`decisionpivot/licenses/routes.py` over each card's licence metadata."),
+        *_q("Why are more reference tasks reconstruct-only than the paper's restricted tasks?",
+            _restricted_count(stats)),
         *_q("Do export controls or other regulatory restrictions apply?", "None are known."),
     ]
+
+
+def _restricted_count(stats: DatasheetStats) -> str:
+    by_terms = [c for c in stats.cards if c.restriction == RESTRICTED_BY_TERMS]
+    by_rules = [c for c in stats.cards if c.restriction == HELD_BACK_BY_RULES]
+    held = ", ".join(f"{c.task} ({c.license_class})" for c in by_rules) or "none"
+    listed = ", ".join(f"{c.task} ({c.license_class})" for c in by_terms) or "none"
+    return (f"The paper reconstructs {PAPER_RESTRICTED_TASKS} restricted reference tasks; the route rules make "
+            f"{len(by_terms) + len(by_rules)} reconstruct-only. Restricted by their terms (non-commercial, "
+            f"research-only, mixed or unstated; {len(by_terms)}): {listed}. Held back by the rules although their "
+            f"licences allow redistribution ({len(by_rules)}): {held}; share-alike licences forbid the added "
+            "restrictions of the gated access conditions, and a permissive licence whose redistribution terms are "
+            "still to verify waits for that check. The paper does not list its tasks, so equal counts would not "
+            "show the same set (`dp licenses` gives the per-task reasons).")
 
 
 def _maintenance() -> list[str]:

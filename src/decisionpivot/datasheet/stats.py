@@ -106,6 +106,9 @@ class CardRow:
     target: int
     present: bool
     """Whether the reconstructed items file was found."""
+    restriction: str = ""
+    """For a reconstruct-only task: restricted by its terms, or held back by the route rules only
+    (``licenses.routes.restriction_basis``); empty when redistributed."""
 
 
 @dataclass(frozen=True)
@@ -133,12 +136,14 @@ class DatasheetStats:
 
 
 def _card_row(card: TaskCard, present: bool) -> CardRow:
+    from decisionpivot.licenses.routes import restriction_basis
     from decisionpivot.release.hub import release_route
 
+    basis = restriction_basis(card)
     return CardRow(task=card.id, layer=card.layer, title=card.title,
                    license=card.license.spdx or card.license.name, license_class=card.license.license_class,
                    label_source=card.label_source, route=release_route(card).route, metric=card.metric,
-                   target=card.target, present=present)
+                   target=card.target, present=present, restriction=basis.kind if basis else "")
 
 
 def collect(core_dir: Path, reference_dir: Path | None, cards: dict[str, TaskCard]) -> DatasheetStats:

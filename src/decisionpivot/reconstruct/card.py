@@ -24,6 +24,8 @@ METRICS = ("accuracy", "balanced_accuracy", "f1", "macro_f1", "micro_f1", "auroc
            "brier_skill", "precision")
 RESAMPLE_UNITS = ("item", "group", "query")
 ROUTES = ("redistribute", "reconstruct-only")
+STRATUM_FIELDS = ("variation", "domain")
+"""Item fields a card may name as ``sampling.within`` (strata for equal class shares)."""
 
 
 class CardError(DecisionPivotError):
@@ -94,6 +96,9 @@ class TaskCard:
     """Chance baseline b; None when computed on the sampled items at scoring time."""
     chance_method: str
     """How b was obtained."""
+    chance_on_items: float | None
+    """b computed on the verified items (4 decimals; ``chance.on_items``), None until verified: the official
+    tests recompute it, and the class shares behind it are reviewed for one-class samples."""
     resample: str
     """Bootstrap unit: item, group or query."""
     seed: int
@@ -131,6 +136,15 @@ def _require(data: dict[str, Any], key: str, kind: type | tuple[type, ...], wher
         expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise CardError(f"{where}: field {key!r} should be {expected}, found {value!r}")
     return value
+
+
+def _optional_number(data: dict[str, Any], key: str, where: str) -> float | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise CardError(f"{where}: field {key!r} should be a number, found {value!r}")
+    return float(value)
 
 
 def _choice(value: Any, allowed: tuple[str, ...], where: str, key: str) -> str:
@@ -177,6 +191,7 @@ def parse_card(data: Any, where: str) -> TaskCard:
         metric_options={k: v for k, v in metric.items() if k != "name"},
         chance=chance.get("value"),
         chance_method=_require(chance, "method", str, f"{where} chance"),
+        chance_on_items=_optional_number(chance, "on_items", f"{where} chance"),
         resample=_choice(sampling.get("unit", "item"), RESAMPLE_UNITS, where, "sampling.unit"),
         seed=_require(sampling, "seed", int, f"{where} sampling"),
         target=_require(sampling, "target", int, f"{where} sampling"),
@@ -191,6 +206,12 @@ def parse_card(data: Any, where: str) -> TaskCard:
         caveats=tuple(str(c) for c in data.get("caveats") or ()),
         path=where,
     )
+    if card.sampling.get("shares") not in (None, "equal"):
+        raise CardError(f"{where}: field 'sampling.shares' must be 'equal' or absent, "
+                        f"found {card.sampling['shares']!r}")
+    if card.sampling.get("within") not in (None, *STRATUM_FIELDS):
+        raise CardError(f"{where}: field 'sampling.within' must be one of {list(STRATUM_FIELDS)}, "
+                        f"found {card.sampling['within']!r}")
     if card.verified and (card.expected_items is None or card.expected_sha256 is None
                           or any(f.sha256 is None for f in card.files)):
         raise CardError(f"{where}: a verified card needs every file's sha256, expected.items and expected.items_sha256")

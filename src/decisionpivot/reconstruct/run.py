@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import importlib
 import random
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -81,7 +82,9 @@ def sample(card: TaskCard, candidates: Sequence[Item]) -> list[Item]:
     """Fixed-seed sample of at most ``card.target`` items, keeping the candidates' order.
 
     ``stratify: answer`` in the card's sampling keeps every answer class with at least
-    ``min_per_class`` items (then proportional shares); unit ``query`` samples whole queries
+    ``min_per_class`` items (then proportional shares); ``stratify: answer`` with ``shares: equal``
+    gives every answer class the same count (:func:`equal_shares`, optionally ``within`` strata of an
+    item field such as ``variation``); unit ``query`` samples whole queries
     (``queries`` x up to ``candidates`` per query, all relevant candidates kept first).
     """
     rng = random.Random(stable_seed("reference", card.id, card.seed))
@@ -102,6 +105,8 @@ def sample(card: TaskCard, candidates: Sequence[Item]) -> list[Item]:
             keep.extend(sorted((relevant + others)[:per_query]))
         return [candidates[i] for i in sorted(keep)]
     indices = list(range(len(candidates)))
+    if options.get("stratify") == "answer" and options.get("shares") == "equal":
+        return [candidates[i] for i in equal_shares(candidates, card.target, rng, options.get("within"))]
     if len(indices) <= card.target:
         return list(candidates)
     if options.get("stratify") == "answer":
@@ -121,6 +126,40 @@ def sample(card: TaskCard, candidates: Sequence[Item]) -> list[Item]:
             picked.extend(rng.sample(rest, budget - len(picked)))
         return [candidates[i] for i in sorted(picked)]
     return [candidates[i] for i in sorted(rng.sample(indices, card.target))]
+
+
+def equal_shares(candidates: Sequence[Item], target: int, rng: random.Random,
+                 within: str | None = None) -> list[int]:
+    """Indices of a sample with the same number of items in every answer class, sorted.
+
+    Without ``within`` each class gets ``target // k`` items (k classes), or as many as the smallest
+    class has. With ``within`` (an item field, e.g. ``variation``) the items are first split into strata
+    by that field; a stratum takes part only if it holds every class, and each class's ``target // k``
+    items are spread over the strata in proportion to their smallest class (largest remainders), so
+    every stratum is balanced too and the stratum field tells nothing about the answer.
+    """
+    answers = sorted({str(item.answer) for item in candidates})
+    cells: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for i, item in enumerate(candidates):
+        stratum = "" if within is None else str(getattr(item, within))
+        cells[stratum][str(item.answer)].append(i)
+    capacity = {s: min(len(cells[s][a]) for a in answers) for s in sorted(cells)}
+    capacity = {s: c for s, c in capacity.items() if c > 0}
+    per_class = target // max(len(answers), 1)
+    total = sum(capacity.values())
+    if total <= per_class:
+        quota = dict(capacity)
+    else:
+        exact = {s: per_class * c / total for s, c in capacity.items()}
+        quota = {s: int(v) for s, v in exact.items()}
+        by_remainder = sorted(capacity, key=lambda s: (-(exact[s] - quota[s]), s))
+        for s in by_remainder[:per_class - sum(quota.values())]:
+            quota[s] += 1
+    picked: list[int] = []
+    for stratum in sorted(quota):
+        for answer in answers:
+            picked.extend(rng.sample(cells[stratum][answer], quota[stratum]))
+    return sorted(picked)
 
 
 def numbered(card: TaskCard, items: Sequence[Item]) -> list[Item]:
@@ -164,13 +203,23 @@ def reconstruct_task(task: str, source_dir: str | Path, out_dir: str | Path = DE
 
 
 def record_expected(card: TaskCard, result: Reconstruction) -> None:
-    """Write the reconstructed count and hash into the card's one-line ``expected:`` entry (maintainers)."""
+    """Write the reconstructed count and hash into the card's one-line ``expected:`` entry, and the chance
+    baseline computed on the items into its one-line ``chance:`` entry as ``on_items`` (maintainers)."""
+    from decisionpivot.items import read_items
+    from decisionpivot.reconstruct.scoring import chance_for
+
     path = Path(card.path)
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    hits = [i for i, line in enumerate(lines) if line.startswith("expected:")]
-    if len(hits) != 1:
-        raise ReconstructionError(f"{path}: expected exactly one 'expected:' line to update")
-    lines[hits[0]] = f"expected: {{items: {result.items}, items_sha256: {result.sha256}, verified: true}}\n"
+    for key in ("expected:", "chance:"):
+        hits = [i for i, line in enumerate(lines) if line.startswith(key)]
+        if len(hits) != 1 or (key == "chance:" and not lines[hits[0]].rstrip().endswith("}")):
+            raise ReconstructionError(f"{path}: expected exactly one one-line {key!r} entry to update")
+    expected = next(i for i, line in enumerate(lines) if line.startswith("expected:"))
+    lines[expected] = f"expected: {{items: {result.items}, items_sha256: {result.sha256}, verified: true}}\n"
+    chance = next(i for i, line in enumerate(lines) if line.startswith("chance:"))
+    value = round(chance_for(card, read_items(result.path)), 4)
+    body = re.sub(r",\s*on_items:\s*[-0-9.eE]+\s*}$", "}", lines[chance].rstrip())
+    lines[chance] = f"{body[:-1].rstrip()}, on_items: {value}}}\n"
     atomic_write_bytes(path, "".join(lines).encode("utf-8"))
 
 

@@ -14,6 +14,7 @@ benchmark (workarena++ for WorkArena L2 task ids, as the scorer splits them).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from decisionpivot.items import Item
@@ -43,14 +44,29 @@ def trajectory_path(source: SourceFolder, benchmark: str, model: str, task_id: s
     return hits[0]
 
 
-def convert(source: SourceFolder, card: TaskCard, **_: Any) -> list[Item]:
+@dataclass(frozen=True)
+class JudgedTrajectory:
+    """The primary expert judgment of one test-split trajectory (from annotations.csv and splits.csv)."""
+
+    benchmark: str
+    """Benchmark as in the annotations (webarena, visualwebarena, workarena, assistantbench)."""
+    model_name: str
+    """Agent that produced the trajectory (the trajectories' folder name)."""
+    task_id: str
+    """Task id as annotated (may carry .resized/.improved)."""
+    answer: str
+    """success or failure."""
+
+
+def judged_trajectories(source: SourceFolder) -> list[JudgedTrajectory]:
+    """Primary, test-split, non-Unsure judgments in annotation order (the labels without the trajectories)."""
     splits: dict[str, str] = {}
     for number, row in enumerate(source.csv(SPLITS), start=2):
         if not row.get("task_id") or row.get("split") not in ("dev", "test"):
             raise SourceError(f"{source.path(SPLITS)}:{number}: expected task_id and split dev/test")
         splits[row["task_id"]] = row["split"]
     seen: set[tuple[str, str, str]] = set()
-    items = []
+    judged = []
     for number, row in enumerate(source.csv(ANNOTATIONS), start=2):
         for column in ("benchmark", "task_id", "model_name", "trajectory_success"):
             if not row.get(column):
@@ -67,15 +83,22 @@ def convert(source: SourceFolder, card: TaskCard, **_: Any) -> list[Item]:
         if row["trajectory_success"] not in LABELS:
             raise SourceError(f"{source.path(ANNOTATIONS)}:{number}: trajectory_success "
                               f"{row['trajectory_success']!r}, expected Successful, Unsuccessful or Unsure")
-        path = trajectory_path(source, row["benchmark"], row["model_name"], row["task_id"])
+        judged.append(JudgedTrajectory(row["benchmark"], row["model_name"], row["task_id"],
+                                       LABELS[row["trajectory_success"]]))
+    return judged
+
+
+def convert(source: SourceFolder, card: TaskCard, **_: Any) -> list[Item]:
+    items = []
+    for judged in judged_trajectories(source):
+        path = trajectory_path(source, judged.benchmark, judged.model_name, judged.task_id)
         record = source.json(path)
         if not isinstance(record, dict) or "goal" not in record or not isinstance(record.get("steps"), list):
             raise SourceError(f"{source.path(path)}: expected an object with goal and steps")
         steps = [{k: step.get(k) for k in STEP_KEYS} for step in record["steps"]]
-        benchmark = row["benchmark"]
-        if benchmark == "workarena" and "l2" in row["task_id"].lower():
+        benchmark = judged.benchmark
+        if benchmark == "workarena" and "l2" in judged.task_id.lower():
             benchmark = "workarena++"
-        items.append(reference_item(card, {"goal": record["goal"], "steps": steps},
-                                    LABELS[row["trajectory_success"]], domain=benchmark,
-                                    extra={"task_id": row["task_id"], "agent": row["model_name"]}))
+        items.append(reference_item(card, {"goal": record["goal"], "steps": steps}, judged.answer, domain=benchmark,
+                                    extra={"task_id": judged.task_id, "agent": judged.model_name}))
     return items

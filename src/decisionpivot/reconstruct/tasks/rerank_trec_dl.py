@@ -19,6 +19,7 @@ Queries whose candidates hold no relevant passage are dropped (nDCG@10 is undefi
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 from decisionpivot.items import Item
@@ -87,28 +88,49 @@ def _passages(source: SourceFolder, wanted: set[str]) -> dict[str, str]:
     return found
 
 
-def convert(source: SourceFolder, card: TaskCard, **_: Any) -> list[Item]:
+@dataclass(frozen=True)
+class QueryCandidates:
+    """One judged query with its BM25 candidates and their grades (before the passages are read)."""
+
+    year: str
+    """TREC DL year, 2019 or 2020."""
+    qid: str
+    """Query id."""
+    query: str
+    """Query text from the topics file."""
+    pids: tuple[str, ...]
+    """Candidate passage ids, by BM25 rank (top ``DEPTH``)."""
+    grades: tuple[int, ...]
+    """qrels grade of each candidate (0 when unjudged)."""
+
+
+def year_candidates(source: SourceFolder, year: str, short: str) -> list[QueryCandidates]:
+    """The judged queries of one year whose top-``DEPTH`` candidates hold a relevant passage, in run order."""
+    qrels = _qrels(source, f"{year}qrels-pass.txt")
+    queries = _tsv(source, f"msmarco-test{year}-queries.tsv")
+    run = _run(source, f"run.msmarco-passage.bm25.{short}.txt")
     plan = []
-    for year, short in YEARS:
-        qrels = _qrels(source, f"{year}qrels-pass.txt")
-        queries = _tsv(source, f"msmarco-test{year}-queries.tsv")
-        run = _run(source, f"run.msmarco-passage.bm25.{short}.txt")
-        for qid, pids in run.items():
-            if qid not in qrels:
-                continue
-            if qid not in queries:
-                raise SourceError(f"{source.path(f'msmarco-test{year}-queries.tsv')}: query {qid} missing")
-            grades = [qrels[qid].get(pid, 0) for pid in pids]
-            if max(grades) >= RELEVANT_GRADE:
-                plan.append((year, qid, queries[qid], pids, grades))
-    passages = _passages(source, {pid for *_, pids, _ in plan for pid in pids})
+    for qid, pids in run.items():
+        if qid not in qrels:
+            continue
+        if qid not in queries:
+            raise SourceError(f"{source.path(f'msmarco-test{year}-queries.tsv')}: query {qid} missing")
+        grades = tuple(qrels[qid].get(pid, 0) for pid in pids)
+        if max(grades) >= RELEVANT_GRADE:
+            plan.append(QueryCandidates(year, qid, queries[qid], tuple(pids), grades))
+    return plan
+
+
+def convert(source: SourceFolder, card: TaskCard, **_: Any) -> list[Item]:
+    plan = [q for year, short in YEARS for q in year_candidates(source, year, short)]
+    passages = _passages(source, {pid for q in plan for pid in q.pids})
     items = []
-    for year, qid, text, pids, grades in plan:
-        for pid, grade in zip(pids, grades, strict=True):
+    for q in plan:
+        for pid, grade in zip(q.pids, q.grades, strict=True):
             if pid not in passages:
-                raise SourceError(f"{source.path(COLLECTION)}: passage {pid} (query {qid}) missing")
+                raise SourceError(f"{source.path(COLLECTION)}: passage {pid} (query {q.qid}) missing")
             answer = "relevant" if grade >= RELEVANT_GRADE else "not_relevant"
-            items.append(reference_item(card, {"query": text, "passage": passages[pid]}, answer, group=qid,
-                                        domain=f"dl{year[2:]}", extra={"query": qid, "grade": grade,
-                                                                       "source_id": pid}))
+            items.append(reference_item(card, {"query": q.query, "passage": passages[pid]}, answer, group=q.qid,
+                                        domain=f"dl{q.year[2:]}", extra={"query": q.qid, "grade": grade,
+                                                                         "source_id": pid}))
     return items

@@ -24,6 +24,8 @@ def convert(source: SourceFolder, card: TaskCard, **_: Any) -> list[Item]:
         raise SourceError(f"{source.path(FILE)}: expected a JSON array of questions")
     items = []
     for i, record in enumerate(records):
+        if not isinstance(record, dict) or not isinstance(record.get("question"), str):
+            raise SourceError(f"{source.path(FILE)}: record {i} should be an object with a 'question' string")
         if not isinstance(record.get("answer"), bool):
             raise SourceError(f"{source.path(FILE)}: record {i} ({record.get('qid')}) has no boolean answer")
         state = {"question": record["question"], "term": record.get("term", ""),
