@@ -21,7 +21,7 @@ from decisionpivot.generate.registry import families
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ["manifest", "verify", "score", "licenses", "datasheet"]  # with their upstream stages: all but audit
-VERBS = {"generate", "manifest", "verify", "audit", "evaluate", "score", "licenses", "datasheet"}
+VERBS = {"generate", "manifest", "verify", "audit", "evaluate", "score", "licenses", "datasheet", "reconstruct"}
 
 
 def _load(name: str) -> dict:
@@ -43,21 +43,25 @@ def test_stages_are_the_package_verbs_and_the_fresh_copy_test_covers_all_but_aud
     stages = _load("dvc.yaml")["stages"]
     assert set(stages) == VERBS
     # Every stage that is not upstream of another one is a target of the reproduction test below.
-    assert {name for name in stages if name != "audit"} - {"generate", "evaluate"} == set(STAGES)
+    assert {name for name in stages if name != "audit"} - {"generate", "evaluate", "reconstruct"} == set(STAGES)
 
 
 def test_no_stage_reads_the_reference_folder() -> None:
     """Reference items come from official files outside the repository, so they are no pipeline input: the
-    stages whose verbs would read datasets/reference by default pass `--reference ""` (no reference tasks)."""
+    stages whose verbs would read datasets/reference by default read the reconstruct stages' outputs instead
+    (``reconstruct.track folder`` prints "" when none was rebuilt: no reference tasks)."""
     stages = _load("dvc.yaml")["stages"]
     for name, stage in stages.items():
         body = stage.get("do", stage)
         deps = [str(d) for d in body.get("deps", [])]
         assert not any("reference" in d and "reconstruct" not in d for d in deps), (name, deps)
         verbs = set(re.findall(r"\bdp (\w+)", body["cmd"]))
+        if name == "reconstruct":
+            assert "python -m decisionpivot.reconstruct.track build" in body["cmd"]
+            continue
         assert verbs, name
         if verbs & {"score", "datasheet", "compare", "release"}:
-            assert '--reference ""' in body["cmd"], name
+            assert '--reference "$(python -m decisionpivot.reconstruct.track folder' in body["cmd"], name
 
 
 def test_datasheet_stage_declares_what_dp_datasheet_reads() -> None:
@@ -68,7 +72,7 @@ def test_datasheet_stage_declares_what_dp_datasheet_reads() -> None:
     assert {"datasets/core/${generate.version}", "src/decisionpivot/datasheet", "src/decisionpivot/reconstruct/cards",
             "src/decisionpivot/licenses"} <= deps
     for dep in deps:
-        assert dep.startswith("datasets/core/") or (ROOT / dep).exists(), dep
+        assert dep.startswith(("datasets/core/", "datasets/reconstructed")) or (ROOT / dep).exists(), dep
 
 
 def test_readme_main_command_is_the_pipeline_and_installs_dvc() -> None:
