@@ -138,8 +138,18 @@ def _footnotes(scoring: Scoring) -> list[str]:
     if scoring.partial:
         notes.append(f"Partial scores of {len(scoring.partial)} excluded task(s) are in partial.md "
                      "(partial, not comparable).")
+    tasks = {CORE: len(scoring.core_tasks), REFERENCE: len(scoring.reference_tasks)}
+    absent: dict[tuple[str, str], int] = {}
     for x in scoring.exclusions:
+        if x.reason == "no answer file":
+            absent[(x.system, x.track)] = absent.get((x.system, x.track), 0) + 1
+    for x in scoring.exclusions:
+        if x.reason == "no answer file" and absent.get((x.system, x.track)) == tasks.get(x.track):
+            continue  # said once below: the system answers no task of this track (e.g. a family heuristic)
         notes.append(f"Excluded: {x.system} / {x.track} / {x.task}: {x.reason}.")
+    silent = sorted(f"{system} ({track})" for (system, track), n in absent.items() if n == tasks.get(track))
+    if silent:
+        notes.append(f"No answer files for any task of the track: {', '.join(silent)}.")
     return notes
 
 
