@@ -190,6 +190,11 @@ class DP:
         from decisionpivot.score.report import leaderboard_markdown
 
         reference_dir = _reference_dir(reference)
+        if reference_dir is not None and not Path(reference_dir).is_dir():
+            if reference_dir != "datasets/reference":  # named on the command line: a typo must not pass silently
+                raise DecisionPivotError(f"--reference {reference_dir}: no such folder of reference items "
+                                         '(`--reference ""` scores the core families only)')
+            reference_dir = None  # the default folder, before any `dp reconstruct`: core families only
         if reference_dir is not None:
             register_card_tasks(reference_dir)
         tasks = None if reference_dir is not None else ()  # () = no reference tasks, not even registered ones
@@ -459,17 +464,26 @@ class DP:
         for path in write_datasheet(core_dir, Path(reference_dir) if reference_dir else None, Path(out)):
             print(f"wrote {path}")
 
-    def systems(self, config: str | None = None) -> None:
+    def systems(self, config: str | None = None, kinds: bool = False) -> None:
         """List the systems `dp evaluate` knows: built-in, family heuristics, and those in --config.
 
         Args:
           config: a YAML systems file (see decisionpivot/evaluate/default_systems.yaml).
+          kinds: list every kind instead, with its keys, defaults and what each key does.
         """
+        from decisionpivot.evaluate.kinds import kinds as registered
         from decisionpivot.evaluate.systems import load_systems
 
+        if kinds:
+            for name, spec in sorted(registered().items()):
+                print(f"{name}: {spec.doc}")
+                for key, setting in spec.settings.items():
+                    need = "required" if key in spec.required else f"default {setting.default!r}"
+                    print(f"    {key:<32} {need:<22} {setting.doc}")
+            return
         for name, system in sorted(load_systems(config).items()):
             detail = system.settings.get("model") or system.settings.get("callable") or system.settings.get("baseline")
-            print(f"{name:<48} {system.kind:<9} {detail}  ({system.source})")
+            print(f"{name:<48} {system.kind:<16} {detail}  ({system.source})")
 
     def evaluate(
         self,
