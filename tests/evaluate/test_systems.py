@@ -72,3 +72,26 @@ def test_public_config_holds_the_variable_name_not_the_key(tmp_path: Path, monke
     config = tmp_path / "s.yaml"
     config.write_text("systems:\n  x: {kind: chat, base_url: u, model: m, api_key_env: MY_KEY}\n")
     assert "sk-secret-value" not in repr(get_system("x", config).public())
+
+
+def test_the_commented_examples_of_default_systems_are_valid_declarations(tmp_path: Path) -> None:
+    """Every example in default_systems.yaml, uncommented, loads: the documentation cannot drift from the keys."""
+    from importlib import resources
+
+    text = resources.files("decisionpivot.evaluate").joinpath("default_systems.yaml").read_text("utf-8")
+    blocks, current = [], []
+    for line in text.splitlines():
+        if line.startswith("#   systems:"):
+            current = ["systems:"]
+            blocks.append(current)
+        elif current and line.startswith("#     "):
+            current.append(line[5:].split("  #")[0].rstrip())
+        elif current and line.strip() == "#":
+            current = []
+    assert len(blocks) >= 3
+    declared = set()
+    for number, block in enumerate(blocks):
+        path = tmp_path / f"example-{number}.yaml"
+        path.write_text("\n".join(block) + "\n")
+        declared |= {s.kind for s in load_systems(path).values() if s.source == str(path)}
+    assert {"chat", "systemone", "openai_decisions", "sglang_decisions", "decision", "hf", "python"} <= declared
