@@ -339,6 +339,39 @@ class DP:
         print(f"rebuilt {result.task}: {result.items} items, sha256 {result.sha256} -> {result.path}"
               f"{'' if result.verified else ' (card unverified: count and hash not checked)'}")
 
+    def sample(self, task: str, systems: str | Sequence[str], source: str = "reference-sources",
+               config: str | None = None, n: int = 5, temperature: float = 0.7, out: str | None = None,
+               runs: str = "runs", limit: int | None = None) -> None:
+        """Sample N answers per question from chat systems, for the capability-boundary tasks.
+
+        Asks each question of the official file (GSM8K test.jsonl, NQ-open NQ-open.dev.jsonl) N times per
+        system, with the same runner as `dp evaluate` (retries, rate limits, resume, locks), and writes the
+        sampled-answers file that `dp reconstruct capb_gsm8k|capb_nq_open --sampled-answers FILE` grades,
+        with FILE.meta.json (models, N, temperature, date) beside it.
+
+        Args:
+          task: capb_gsm8k or capb_nq_open.
+          systems: comma-separated chat systems (declared in --config).
+          source: folder holding the official question file (or <task>/ folders of official files).
+          config: YAML file declaring the systems.
+          n: samples per question and system.
+          temperature: sampling temperature (overrides the systems' own).
+          out: sampled-answers file to write (default sampled/<task>.answers.jsonl).
+          runs: folder of the resumable per-system samples (runs/<system>/samples/).
+          limit: sample only the first Q questions.
+        """
+        from decisionpivot.evaluate.systems import get_system
+        from decisionpivot.sample.run import sample_answers
+
+        chosen = [get_system(name, config) for name in _names(systems) or []]
+        target = Path(out) if out else Path("sampled") / f"{task}.answers.jsonl"
+        results = sample_answers(str(task), source, chosen, int(n), float(temperature), target, runs,
+                                 None if limit is None else int(limit))
+        for r in results:
+            print(f"{r.system:<28} model {r.model:<24} {r.samples:>7} samples {r.errors:>6} errors  {r.path}")
+        print(f"wrote {target} and {target.name}.meta.json; next: dp reconstruct {task} --source {source} "
+              f"--sampled-answers {target}")
+
     def licenses(self, out: str | None = "licenses/REVIEW.md") -> None:
         """Print the reference-track licence review (task, licence, class, route, reason) and counts.
 

@@ -49,9 +49,11 @@ class FakeOpenAI:
     def __init__(self, plan: Callable[[str], str] = lambda d: "ok", latency_s: float = 0.0,
                  stall_s: float = 3.0, retry_after: str = "1",
                  custom: Callable[[str, list[str]], dict[str, Any] | None] | None = None,
+                 respond: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
                  serial: bool = False) -> None:
         self.plan = plan
         self.custom = custom
+        self.respond = respond  # sees the whole request body (model, seed, messages)
         self.serial = serial  # one request at a time, like a server that generates for one user only
         self.latency_s = latency_s
         self.stall_s = stall_s
@@ -107,6 +109,10 @@ class FakeOpenAI:
         elif self.latency_s:
             await asyncio.sleep(self.latency_s)
         keys = option_keys(user)
+        if self.respond is not None:
+            reply = self.respond(payload)
+            if reply is not None:
+                return _reply(200, json.dumps(reply).encode())
         if self.custom is not None:
             reply = self.custom(digest, keys)
             if reply is not None:

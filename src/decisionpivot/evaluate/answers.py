@@ -265,7 +265,7 @@ class AnswerWriter:
             "started": old_meta.get("started") or now(),
             "finished": None,
             "items": None,
-            "answers": sum(1 for r in records if "p" in r),
+            "answers": sum(1 for r in records if "p" in r or "text" in r),
             "errors": sum(1 for r in records if "error" in r),
             "retried": len(forget),
             "retries": int(old_meta.get("retries") or 0),
@@ -280,7 +280,7 @@ class AnswerWriter:
         line = json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
         self._handle.write(line.encode("utf-8"))
         self._handle.flush()
-        self.meta["answers" if "p" in record else "errors"] += 1
+        self.meta["answers" if "p" in record or "text" in record else "errors"] += 1
 
     def save_meta(self) -> None:
         atomic_write_bytes(self.meta_path, (json.dumps(self.meta, indent=2, ensure_ascii=False) + "\n").encode())

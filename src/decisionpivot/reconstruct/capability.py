@@ -193,14 +193,34 @@ def success_rates(samples: Sequence[Sample], grade: Callable[[Sample], bool]) ->
     return {q: (correct[q] / total[q], total[q]) for q in sorted(total)}
 
 
+PROVENANCE_KEYS = ("models", "samples_per_question", "temperature", "date")
+
+
+def sampling_provenance(path: Path) -> dict[str, Any] | None:
+    """Who sampled the answers (models, samples per question, temperature, date), from the
+    ``<file>.meta.json`` that ``dp sample`` writes beside a sampled-answers file; None without one."""
+    meta = path.with_name(path.name + ".meta.json")
+    if not meta.is_file():
+        return None
+    try:
+        record = json.loads(meta.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        raise SourceError(f"{meta}: not valid JSON") from None
+    if not isinstance(record, dict) or any(key not in record for key in PROVENANCE_KEYS):
+        raise SourceError(f"{meta}: expected the keys {list(PROVENANCE_KEYS)} (as `dp sample` writes them)")
+    return {key: record[key] for key in PROVENANCE_KEYS}
+
+
 def capability_items(card: TaskCard, questions: Sequence[str], rates: dict[int, tuple[float, int]],
-                     prefix: str) -> list[Item]:
-    """One item per question with at least one sample: the question as state, the success rate as label."""
+                     prefix: str, provenance: dict[str, Any] | None = None) -> list[Item]:
+    """One item per question with at least one sample: the question as state, the success rate as label
+    (and, when known, who sampled the answers as ``extra.sampled_by``)."""
     items = []
     for index, (rate, n) in rates.items():
-        items.append(reference_item(card, questions[index], None,
-                                    extra={"question_id": question_id(prefix, index),
-                                           "samples": n, "success_rate": rate}))
+        extra: dict[str, Any] = {"question_id": question_id(prefix, index), "samples": n, "success_rate": rate}
+        if provenance is not None:
+            extra["sampled_by"] = provenance
+        items.append(reference_item(card, questions[index], None, extra=extra))
     return items
 
 

@@ -20,6 +20,7 @@ from decisionpivot.reconstruct.capability import (
     gsm8k_gold,
     read_samples,
     require_sampled_answers,
+    sampling_provenance,
     success_rates,
 )
 from decisionpivot.reconstruct.card import TaskCard
@@ -50,4 +51,4 @@ def convert(source: SourceFolder, card: TaskCard, **inputs: Any) -> list[Item]:
     def grade(sample: Sample) -> bool:
         return grade_gsm8k(sample.answer, golds[sample.question])
 
-    return capability_items(card, questions, success_rates(samples, grade), PREFIX)
+    return capability_items(card, questions, success_rates(samples, grade), PREFIX, sampling_provenance(path))

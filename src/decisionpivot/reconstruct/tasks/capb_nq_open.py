@@ -19,6 +19,7 @@ from decisionpivot.reconstruct.capability import (
     grade_nq_open,
     read_samples,
     require_sampled_answers,
+    sampling_provenance,
     success_rates,
 )
 from decisionpivot.reconstruct.card import TaskCard
@@ -48,4 +49,4 @@ def convert(source: SourceFolder, card: TaskCard, **inputs: Any) -> list[Item]:
     def grade(sample: Sample) -> bool:
         return grade_nq_open(sample.answer, golds[sample.question])
 
-    return capability_items(card, questions, success_rates(samples, grade), PREFIX)
+    return capability_items(card, questions, success_rates(samples, grade), PREFIX, sampling_provenance(path))

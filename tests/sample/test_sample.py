@@ -1,0 +1,81 @@
+"""`dp sample` end to end: scripted chat answers of known correctness -> sampled answers -> capb items."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from decisionpivot.cli import main
+from decisionpivot.reconstruct.capability import gsm8k_gold
+from tests.evaluate.fake_openai_server import FakeOpenAI
+
+GSM8K = Path(__file__).resolve().parents[3] / "shared" / "reference-sources" / "capb_gsm8k"
+FIXTURE = Path(__file__).resolve().parents[1] / "reconstruct" / "fixtures" / "capb_gsm8k"
+QUESTIONS = 12
+N = 4
+
+
+def source_folder(tmp_path: Path) -> Path:
+    """The official GSM8K test file when ../shared is here, else the repository's fixture copy."""
+    folder = tmp_path / "source" / "capb_gsm8k"
+    folder.mkdir(parents=True)
+    origin = GSM8K if (GSM8K / "test.jsonl").exists() else FIXTURE
+    shutil.copy(origin / "test.jsonl", folder / "test.jsonl")
+    return tmp_path / "source"
+
+
+def test_sampled_success_rates_are_the_scripted_ones(tmp_path: Path) -> None:
+    source = source_folder(tmp_path)
+    records = [json.loads(line) for line in (source / "capb_gsm8k" / "test.jsonl").read_text().splitlines()]
+    questions = min(QUESTIONS, len(records))
+    gold = {r["question"]: gsm8k_gold(r["answer"]) for r in records[:questions]}
+    index = {r["question"]: i for i, r in enumerate(records[:questions])}
+    # model "strong" is right on samples k < (i % 5) capped at N, "weak" only on sample 0 of even questions
+    def correct(model: str, i: int, k: int) -> bool:
+        return k < min(i % 5, N) if model == "strong" else (k == 0 and i % 2 == 0)
+
+    def respond(payload: dict) -> dict:
+        question = payload["messages"][-1]["content"]
+        i, k = index[question], payload["seed"]
+        assert payload["temperature"] == 0.9 and "final answer" in payload["messages"][0]["content"]
+        answer = f"Step by step... so the answer is {gold[question] if correct(payload['model'], i, k) else -7}."
+        return {"choices": [{"message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 80, "completion_tokens": 12}}
+
+    with FakeOpenAI(respond=respond) as server:
+        config = tmp_path / "systems.yaml"
+        config.write_text(json.dumps({"systems": {
+            name: {"kind": "chat", "base_url": server.base_url, "model": name, "concurrency": 4}
+            for name in ("strong", "weak")}}))
+        out = tmp_path / "sampled" / "gsm8k.jsonl"
+        args = ["sample", "capb_gsm8k", "--systems", "strong,weak", "--config", str(config), "--source", str(source),
+                "--n", str(N), "--temperature", "0.9", "--out", str(out), "--runs", str(tmp_path / "runs"),
+                "--limit", str(questions)]
+        main(args)
+        first = out.read_bytes()
+        main(args)  # a re-run resumes: nothing asked again, the same file
+        assert out.read_bytes() == first
+    samples = [json.loads(line) for line in first.decode().splitlines()]
+    assert len(samples) == 2 * questions * N
+    meta = json.loads(out.with_name(out.name + ".meta.json").read_text())
+    assert meta["models"] == ["strong", "weak"] and meta["samples_per_question"] == N and meta["temperature"] == 0.9
+    built = tmp_path / "reference"
+    main(["reconstruct", "capb_gsm8k", "--source", str(source), "--out", str(built), "--sampled-answers", str(out)])
+    items = [json.loads(line) for line in (built / "capb_gsm8k.jsonl").read_text().splitlines()]
+    assert len(items) == questions
+    for item in items:
+        i = int(item["question_id"].split("-")[1])
+        expected = sum(correct(m, i, k) for m in ("strong", "weak") for k in range(N)) / (2 * N)
+        assert item["success_rate"] == pytest.approx(expected) and item["samples"] == 2 * N
+        assert item["sampled_by"]["models"] == ["strong", "weak"]
+
+
+def test_sample_refuses_a_system_that_cannot_generate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = source_folder(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["sample", "capb_gsm8k", "--systems", "uniform", "--source", str(source), "--out",
+              str(tmp_path / "o.jsonl")])
+    assert exit_.value.code == 2 and "samples need a chat system" in capsys.readouterr().err
