@@ -170,3 +170,15 @@ def test_refresh_command_reproduces_the_committed_lock(tmp_path: Path) -> None:
                           timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (copy / "requirements.lock").read_bytes() == LOCK.read_bytes(), "requirements.lock is stale: run .ci/lock"
+
+
+def test_dp_version_prints_the_lock_digest() -> None:
+    """From a checkout (editable install, as CI and the README install it) `dp version` names the SHA-256 of
+    the checkout's lock; the image prints the one it keeps in its prefix (checked by .ci/docker-test)."""
+    done = subprocess.run([sys.executable, "-m", "decisionpivot.cli", "version"], capture_output=True, text=True,
+                          cwd=ROOT, check=True)
+    package, lock = done.stdout.splitlines()
+    from decisionpivot import __version__
+
+    assert package.startswith(f"decisionpivot {__version__} ")
+    assert lock == f"lock sha256:{hashlib.sha256(LOCK.read_bytes()).hexdigest()}"
