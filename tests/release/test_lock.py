@@ -182,3 +182,38 @@ def test_dp_version_prints_the_lock_digest() -> None:
 
     assert package.startswith(f"decisionpivot {__version__} ")
     assert lock == f"lock sha256:{hashlib.sha256(LOCK.read_bytes()).hexdigest()}"
+
+
+def _uv(tmp_path: Path) -> str:
+    """The uv that .ci/lock pins (on PATH, or installed into a throw-away venv)."""
+    pinned = re.search(r"^UV_VERSION=(\S+)$", (ROOT / ".ci" / "lock").read_text(encoding="utf-8"), re.MULTILINE)
+    assert pinned is not None
+    found = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if found and subprocess.run([found, "--version"], capture_output=True, text=True).stdout.split()[1:2] == [
+            pinned[1]]:
+        return found
+    venv = tmp_path / "uv-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", f"uv=={pinned[1]}"], check=True)
+    return str(venv / "bin" / "uv")
+
+
+@pytest.mark.slow
+def test_every_target_installs_the_locked_versions_from_wheels(tmp_path: Path) -> None:
+    """For each supported Python and platform, the lock's own pins resolve with a wheel for every package
+    (two pure-Python projects publish only an sdist), torch being the CPU build on cp311 x86_64 only."""
+    uv = _uv(tmp_path)
+    sdist_only = ["antlr4-python3-runtime", "jsonpath-rw"]
+    wheels = os.environ.get("DP_TORCH_WHEELS", "/opt/wheels")
+    for target, env in TARGETS.items():
+        out = tmp_path / f"{target}.txt"
+        cmd = [uv, "pip", "compile", str(LOCK), "--no-config", "--find-links", wheels, "--python-version",
+               env["python_version"], "--python-platform", f"{env['platform_machine']}-manylinux_2_28",
+               "--only-binary", ":all:", *[a for name in sdist_only for a in ("--no-binary", name)],
+               "--no-header", "--no-annotate", "--quiet", "-o", str(out)]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"{target}: {done.stderr[-2000:]}"
+        resolved = {canonicalize_name(line.split("==")[0]): line.split("==")[1].split()[0]
+                    for line in out.read_text().splitlines() if "==" in line and not line.startswith("#")}
+        pins = {name: entry.version for name, entry in _pins(env).items()}
+        assert resolved == pins, target
