@@ -51,9 +51,21 @@ class DP:
     """
 
     def version(self) -> None:
-        """Print the package version and the core benchmark version."""
+        """Print the package version, the core benchmark version and the SHA-256 of the environment's lock.
+
+        The lock is requirements.lock (README "Locked environment"): the copy the Docker image keeps in its
+        environment's prefix, else the one of the source checkout this package runs from (an editable
+        install); without either the second line says so.
+        """
+        import hashlib
+
         print(f"decisionpivot {__version__} "
               f"(core items version {BENCHMARK_VERSION}, release seed {RELEASE_SEED})")
+        for lock in (Path(sys.prefix) / "requirements.lock", Path(__file__).resolve().parents[2] / "requirements.lock"):
+            if lock.is_file():
+                print(f"lock sha256:{hashlib.sha256(lock.read_bytes()).hexdigest()}")
+                return
+        print("lock none (installed without requirements.lock)")
 
     def generate(
         self,

@@ -101,3 +101,57 @@ def test_a_margin_of_exactly_the_limit_passes_the_gate() -> None:
     assert not over_limit(0.55 - 0.5, 0.05)
     assert over_limit(0.0501, 0.05)
     assert not over_limit(1 / 3, 1 / 3 + 0.0)
+
+
+def test_rounded_argmax_ignores_last_bit_noise_and_breaks_exact_ties_to_the_first_position() -> None:
+    import numpy as np
+
+    from decisionpivot.audit.probes import robust_argmax
+
+    base = np.array([[0.1, 0.1, 0.1], [0.2, 0.5, 0.5], [0.3, 0.1, 0.2]])
+    for noise in (1e-17, 1e-12, 1e-9):
+        jitter = np.random.default_rng(7).normal(0.0, noise, base.shape)
+        assert robust_argmax(base + jitter).tolist() == [0, 1, 0]
+    # a binary model's signed score: zero (or noise around it) is the first class, as in scikit-learn
+    assert robust_argmax(np.array([1e-17, -1e-17, 0.0, 0.3, -0.3])).tolist() == [0, 0, 0, 1, 0]
+
+
+def test_probe_decisions_survive_kernel_noise_on_mathematically_tied_classes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """policy_case-like: every group holds one item per outcome with the same state, so every feature value
+    is seen with each class equally often and the class scores are equal but for rounding. Another BLAS
+    kernel perturbs the last bits (simulated: noise of 1e-15 on the decision scores); the predictions must
+    not move, and the tie goes to the first position."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    from decisionpivot.audit.probes import PROBES, probe_predictions
+
+    options = (Option("approve", "a"), Option("deny", "d"), Option("escalate", "e"))
+    items = []
+    for g in range(60):
+        state = "\n".join(f"rule {k}" for k in range(3 + g % 7))
+        for answer in ("approve", "deny", "escalate"):
+            items.append(Item(f"tie:{len(items):05d}", "tie", "B", "1", f"tie:g{g:04d}", 1 + g % 3, None, "d",
+                              state, "What?", options, answer))
+    numeric = [p for p in PROBES if p.name in ("line_count", "state_length")]
+    clean = {p.name: probe_predictions(p, items).tolist() for p in numeric}
+    assert all(v == [0] * len(items) for v in clean.values()), clean
+    exact = LogisticRegression.decision_function
+    rng = np.random.default_rng(3)
+
+    def noisy(self: LogisticRegression, x: object) -> np.ndarray:
+        scores = exact(self, x)
+        return scores + rng.normal(0.0, 1e-15, np.shape(scores))
+
+    monkeypatch.setattr(LogisticRegression, "decision_function", noisy)
+    for probe in numeric:
+        assert probe_predictions(probe, items).tolist() == clean[probe.name], probe.name
+
+
+def test_audit_json_floats_are_portable() -> None:
+    from decisionpivot.audit.run import portable
+
+    assert portable({"a": [0.1 + 0.2, 1 / 3], "b": -0.0, "c": 7, "d": "x"}) == {
+        "a": [0.3, 0.3333333333], "b": 0.0, "c": 7, "d": "x"}
+    assert str(portable(-0.0)) == "0.0"
+    assert portable(2.0e-40) == 2.0e-40  # significant digits, not decimals: tiny p-values survive

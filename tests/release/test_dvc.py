@@ -1,13 +1,16 @@
 """The DVC pipeline: a fresh copy of the repository reproduces the committed dvc.lock byte for byte.
 
-The full reproduction skips the `audit` stage (minutes of cross-validated probes; its outputs are pinned
-in dvc.lock all the same and `dvc repro audit` checks them) — every other stage runs.
+The reproduction runs every stage, the audit's cross-validated probes included, twice: with one BLAS/OpenMP
+thread, and with two threads on another OpenBLAS kernel (``OPENBLAS_CORETYPE``), as another CPU would pick.
+Both must give every hash in dvc.lock (the probes round their decisions, src/decisionpivot/audit/probes.py).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -20,7 +23,8 @@ import yaml
 from decisionpivot.generate.registry import families
 
 ROOT = Path(__file__).resolve().parents[2]
-STAGES = ["manifest", "verify", "score", "licenses", "datasheet"]  # with their upstream stages: all but audit
+STAGES = ["manifest", "verify", "audit", "score", "licenses", "datasheet"]  # with their upstream stages: all
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 VERBS = {"generate", "manifest", "verify", "audit", "evaluate", "score", "licenses", "datasheet", "reconstruct"}
 
 
@@ -39,11 +43,11 @@ def test_manifest_stage_depends_on_every_generated_file() -> None:
     assert deps == {f"datasets/core/${{generate.version}}/{f}.jsonl" for f in params["generate"]["families"]}
 
 
-def test_stages_are_the_package_verbs_and_the_fresh_copy_test_covers_all_but_audit() -> None:
+def test_stages_are_the_package_verbs_and_the_fresh_copy_test_covers_all() -> None:
     stages = _load("dvc.yaml")["stages"]
     assert set(stages) == VERBS
     # Every stage that is not upstream of another one is a target of the reproduction test below.
-    assert {name for name in stages if name != "audit"} - {"generate", "evaluate", "reconstruct"} == set(STAGES)
+    assert set(stages) - {"generate", "evaluate", "reconstruct"} == set(STAGES)
 
 
 def test_no_stage_reads_the_reference_folder() -> None:
@@ -76,14 +80,16 @@ def test_datasheet_stage_declares_what_dp_datasheet_reads() -> None:
 
 
 def test_readme_main_command_is_the_pipeline_and_installs_dvc() -> None:
-    """The README's first command runs `dvc repro`; the extra it installs must bring dvc (the test extra
-    reuses it)."""
+    """The README's first command runs `dvc repro` in the locked environment, which must bring dvc; the
+    pipeline extra (for installs without the lock) brings it too and the test extra reuses it."""
     import tomllib
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     commands = [line.strip() for line in readme.splitlines() if line.startswith("    ") and line.strip()]
-    assert commands[:2] == ['pip install -e ".[pipeline]" && dvc repro',
-                            'pip install -e ".[test]" && python -m pytest -n 2']
+    install = "pip install --require-hashes -r requirements.lock && pip install --no-deps -e ."
+    assert commands[:2] == [f"{install} && dvc repro", f"{install} && python -m pytest -n 2"]
+    lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
+    assert re.search(r"^dvc==\S+ \\$", lock, re.MULTILINE), "the lock the commands install has no dvc"
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
     assert any(dep.replace(" ", "").startswith("dvc>=") for dep in extras["pipeline"])
     assert "decisionpivot[pipeline]" in extras["test"]
@@ -117,8 +123,6 @@ def _md5(path: Path) -> str:
 
 def _dir_md5(path: Path) -> str:
     """DVC's directory hash: md5 of the JSON list of {relpath, md5} sorted by relpath."""
-    import json
-
     entries = sorted(
         ({"md5": _md5(p), "relpath": p.relative_to(path).as_posix()} for p in path.rglob("*") if p.is_file()),
         key=lambda e: e["relpath"],
@@ -126,16 +130,46 @@ def _dir_md5(path: Path) -> str:
     return hashlib.md5(json.dumps(entries, sort_keys=True).encode()).hexdigest() + ".dir"
 
 
+def _other_kernel() -> str | None:
+    """An OpenBLAS kernel other than the one this CPU picks (x86_64: Haswell, or Sandybridge on a Haswell)."""
+    from threadpoolctl import threadpool_info
+
+    found = {info.get("architecture") for info in threadpool_info() if info.get("internal_api") == "openblas"}
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return None  # aarch64 kernels differ by CPU family; the thread counts still vary
+    return "Sandybridge" if "Haswell" in found else "Haswell"
+
+
+def _blas_env(threads: int, kernel: str | None) -> dict[str, str]:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("SOURCE_DATE_EPOCH", None)
+    env.pop("OPENBLAS_CORETYPE", None)
+    env.update({name: str(threads) for name in THREAD_VARIABLES})
+    if kernel is not None:
+        env["OPENBLAS_CORETYPE"] = kernel
+    return env
+
+
 @pytest.mark.slow
-def test_fresh_copy_reproduces_the_lock(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("threads", "other_kernel"), [(1, False), (2, True)],
+                         ids=["1-thread", "2-threads-other-kernel"])
+def test_fresh_copy_reproduces_the_lock(tmp_path: Path, threads: int, other_kernel: bool) -> None:
     dvc = shutil.which("dvc", path=str(Path(sys.executable).parent)) or shutil.which("dvc")
-    if dvc is None:
-        pytest.skip("dvc is not installed (pip install 'dvc>=3.50')")
+    assert dvc is not None, "dvc is not installed: it is in the test extra and requirements.lock"
+    kernel = _other_kernel() if other_kernel else None
+    env = _blas_env(threads, kernel)
+    # The settings reach the libraries the pipeline uses: thread counts, and the kernel where one was asked.
+    probe = subprocess.run([sys.executable, "-c", "import json, numpy, scipy.linalg, sklearn.linear_model; "
+                            "from threadpoolctl import threadpool_info; print(json.dumps(threadpool_info()))"],
+                           env=env, capture_output=True, text=True, check=True)
+    pools = json.loads(probe.stdout)
+    assert pools and all(pool["num_threads"] == threads for pool in pools), pools
+    if kernel is not None:
+        assert {p["architecture"] for p in pools if p["internal_api"] == "openblas"} == {kernel}, pools
+
     work = tmp_path / "clone"
     work.mkdir()
     _tracked_copy(work)
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    env.pop("SOURCE_DATE_EPOCH", None)
     done = subprocess.run([dvc, "repro", *STAGES], cwd=work, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
@@ -144,15 +178,14 @@ def test_fresh_copy_reproduces_the_lock(tmp_path: Path) -> None:
     assert lock == committed, "dvc repro changed dvc.lock"
     checked = set()
     for name, stage in committed["stages"].items():
-        if name == "audit":
-            continue
         for out in stage.get("outs", []):
             path = work / out["path"]
             found = _dir_md5(path) if out["md5"].endswith(".dir") else _md5(path)
             assert found == out["md5"], f"{name}: {out['path']} has md5 {found}, dvc.lock says {out['md5']}"
             checked.add(out["path"])
     assert len(checked) >= 10
-    assert {"datasheet/DATASHEET.md", "datasheet/croissant.json", "reports/leaderboard.md"} <= checked
+    assert {"datasheet/DATASHEET.md", "datasheet/croissant.json", "reports/leaderboard.md", "reports/audit.json",
+            "reports/audit.md"} <= checked
     status = subprocess.run([dvc, "status", *STAGES], cwd=work, env=env, capture_output=True, text=True)
     assert status.returncode == 0, status.stderr
     assert "changed" not in status.stdout and "modified" not in status.stdout, status.stdout

@@ -5,6 +5,16 @@ wording, the length or line count of its state, the bag of words or bigrams of i
 logistic regression is trained and tested with ``GroupKFold`` so that whole contrast groups stay on
 one side. The target is the gold option's position, which is the answer class for yes/no families
 and stays meaningful when option keys differ from item to item (ticket ids, ledger entries).
+
+The reported figures must be the same bytes on every host, whatever BLAS kernel and thread count the
+solver's arithmetic runs on (different CPUs pick different kernels, which sum in another order). The
+fits are deterministic but their last bits are not portable, and a near-chance probe often has classes
+whose scores are *mathematically* equal: policy_case puts one case per outcome in each policy, so every
+line count is seen with each outcome equally often, and the three class scores differ only by rounding
+noise (~1e-17), which used to pick the predicted class. A prediction is therefore the argmax of the
+decision scores rounded to ``DECIMALS`` places, ties going to the earliest gold position: noise of
+1e-16 to 1e-8 (measured between kernels and thread counts) cannot move a rounded score except at a
+rounding boundary, and an exact tie stays a tie.
 """
 
 from __future__ import annotations
@@ -22,6 +32,8 @@ from sklearn.preprocessing import StandardScaler
 from decisionpivot.items import Item, render_state
 
 FOLDS = 5
+DECIMALS = 6
+"""Decision scores are rounded to this many decimal places before the argmax (see the module docstring)."""
 
 
 def gold_position(item: Item) -> int:
@@ -84,13 +96,26 @@ PROBES: tuple[Probe, ...] = (
 )
 
 
+def robust_argmax(scores: np.ndarray, decimals: int = DECIMALS) -> np.ndarray:
+    """Column index of the largest score per row, after rounding to ``decimals`` places; ties -> first column.
+
+    ``scores`` is (n, k), or (n,) for a binary model's signed score (positive means column 1, as in
+    scikit-learn's ``predict``; zero means column 0)."""
+    scores = np.asarray(scores, dtype=float)
+    if scores.ndim == 1:
+        scores = np.stack([np.zeros_like(scores), scores], axis=1)
+    rounded = np.round(scores, decimals) + 0.0  # + 0.0 turns -0.0 into 0.0
+    return np.argmax(rounded, axis=1)
+
+
 def _fit_predict(probe: Probe, train: Sequence[Item], test: Sequence[Item]) -> np.ndarray:
     y = np.array([gold_position(i) for i in train])
     if len(set(y.tolist())) < 2:
         return np.full(len(test), y[0])
     model = probe.model()
     model.fit(probe.features(train), y)  # type: ignore[attr-defined]
-    return np.asarray(model.predict(probe.features(test)))  # type: ignore[attr-defined]
+    scores = model.decision_function(probe.features(test))  # type: ignore[attr-defined]
+    return np.asarray(model.classes_)[robust_argmax(scores)]  # type: ignore[attr-defined]
 
 
 def probe_predictions(probe: Probe, items: Sequence[Item], train: Sequence[Item] | None = None) -> np.ndarray:

@@ -29,6 +29,10 @@ from decisionpivot.items import Item, atomic_write_bytes, render_state
 
 BOOTSTRAP_SEED = 20261007
 RESAMPLES = 1000
+SIGNIFICANT = 10
+"""Every float in audit.json is written with this many significant digits: p-values, cosines and interval
+ends come out of special functions, sparse products and interpolation whose last bits depend on the CPU
+and the compiled kernels, and the report's bytes must not (dvc.lock pins them)."""
 
 
 @dataclass(frozen=True)
@@ -200,11 +204,23 @@ def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristi
     return report
 
 
+def portable(value: Any) -> Any:
+    """``value`` with every float rounded to ``SIGNIFICANT`` significant digits (recursively), -0.0 as 0.0."""
+    if isinstance(value, float):
+        return float(f"{value:.{SIGNIFICANT}g}") + 0.0
+    if isinstance(value, Mapping):
+        return {k: portable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [portable(v) for v in value]
+    return value
+
+
 def write_reports(reports: Sequence[dict[str, Any]], out: Path, limits: AuditLimits, source: str) -> tuple[Path, Path]:
     """reports/audit.json and reports/audit.md."""
     payload = {"items": source, "limits": {**limits.__dict__, "heuristic_limits": dict(limits.heuristic_limits)},
                "bootstrap": {"seed": BOOTSTRAP_SEED, "resamples": RESAMPLES, "unit": "contrast group"},
                "families": list(reports), "passed": not any(r["failures"] for r in reports)}
+    payload = portable(payload)
     json_path, md_path = out / "audit.json", out / "audit.md"
     atomic_write_bytes(json_path, (json.dumps(payload, indent=2) + "\n").encode())
     atomic_write_bytes(md_path, render_markdown(payload).encode())

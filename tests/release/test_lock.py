@@ -1,0 +1,219 @@
+"""requirements.lock: one lock of the whole environment, for CPython 3.11 and 3.12 on Linux x86_64 and aarch64.
+
+Static checks read the lock against pyproject.toml for each of the four targets; the refresh check reruns
+`.ci/lock` on a copy and wants the same bytes (so a dependency added without refreshing fails here); the
+install paths (README, .ci/run, Dockerfile, .ci/docker-test) must take the lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from packaging.markers import Marker
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCK = ROOT / "requirements.lock"
+sys.path.insert(0, str(ROOT / "docker"))
+import lock_subset  # noqa: E402
+
+TARGETS = {
+    f"cp{minor}-{machine}": {
+        "python_version": f"3.{minor - 300}", "python_full_version": f"3.{minor - 300}.0",
+        "implementation_name": "cpython", "platform_python_implementation": "CPython",
+        "platform_machine": machine, "sys_platform": "linux", "platform_system": "Linux", "os_name": "posix",
+        "platform_release": "", "platform_version": "", "implementation_version": f"3.{minor - 300}.0",
+        "extra": "",
+    }
+    for minor in (311, 312) for machine in ("x86_64", "aarch64")
+}
+CPU_TORCH = "2.13.0+cpu"
+
+
+def _pins(target: dict[str, str]) -> dict[str, lock_subset.Entry]:
+    pins: dict[str, lock_subset.Entry] = {}
+    for entry in lock_subset.read_lock(LOCK):
+        if not entry.marker or Marker(entry.marker).evaluate(target):
+            assert entry.name not in pins, f"{entry.name} pinned twice for {target}"
+            pins[entry.name] = entry
+    return pins
+
+
+def _project() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
+def test_every_entry_is_an_exact_version_with_sha256_hashes() -> None:
+    entries = lock_subset.read_lock(LOCK)
+    assert len(entries) > 150
+    for entry in entries:
+        Version(entry.version)  # an exact, valid version
+        hashes = re.findall(r"--hash=sha256:([0-9a-f]{64})\b", entry.block)
+        assert hashes, f"{entry.name} has no sha256 hash"
+        assert entry.block.count("--hash=") == len(hashes), f"{entry.name}: a hash that is not sha256"
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_lock_satisfies_pyproject_core_and_every_extra(target: str) -> None:
+    """Each requirement of the core and of every extra, on each supported target, is pinned within its range."""
+    env = TARGETS[target]
+    pins = _pins(env)
+    project = _project()
+    requirements = list(project["dependencies"])
+    extras = project["optional-dependencies"]
+    assert {"pipeline", "test", "hf", "decision", "reference"} <= set(extras)
+    for name, deps in extras.items():
+        requirements += [d for d in deps if not d.startswith("decisionpivot[")]
+        for dep in deps:
+            if dep.startswith("decisionpivot["):
+                assert dep[len("decisionpivot["):-1] in extras, (name, dep)
+    for text in requirements:
+        requirement = Requirement(text)
+        if requirement.marker is not None and not requirement.marker.evaluate(env):
+            continue
+        entry = pins.get(canonicalize_name(requirement.name))
+        assert entry is not None, f"{target}: {requirement.name} is not in the lock"
+        assert requirement.specifier.contains(entry.version, prereleases=True), (target, text, entry.version)
+    # transformers[serving] (the real /v1/systemone server), hypothesis and datasets are test dependencies.
+    for name in ("fastapi", "uvicorn", "openai", "pydantic", "hypothesis", "datasets", "dvc", "pyarrow"):
+        assert name in pins, f"{target}: {name} missing from the lock"
+
+
+def test_test_extra_has_datasets_and_the_serving_transformers() -> None:
+    test = [Requirement(d) for d in _project()["optional-dependencies"]["test"]]
+    names = {canonicalize_name(r.name): r for r in test}
+    assert "datasets" in names and "hypothesis" in names
+    assert "serving" in names["transformers"].extras
+
+
+def test_torch_is_the_cpu_build_on_this_kind_of_machine_and_pypi_elsewhere() -> None:
+    here = _pins(TARGETS["cp311-x86_64"])
+    assert here["torch"].version == CPU_TORCH
+    assert not [n for n in here if n.startswith("nvidia-") or n == "triton"], "CUDA packages locked for cp311 x86_64"
+    [digest] = re.findall(r"--hash=sha256:([0-9a-f]{64})", here["torch"].block)
+    wheel = Path("/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl")
+    if wheel.exists():  # the file pip takes on this kind of machine is the one the lock's hash names
+        assert hashlib.sha256(wheel.read_bytes()).hexdigest() == digest
+    for name in ("cp312-x86_64", "cp311-aarch64", "cp312-aarch64"):
+        pins = _pins(TARGETS[name])
+        assert pins["torch"].version == "2.13.0", name
+        assert len(re.findall(r"--hash=sha256:", pins["torch"].block)) > 1, name
+
+
+def test_install_paths_take_the_lock() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "pip install --require-hashes -r requirements.lock && pip install --no-deps -e ." in readme
+    assert ".ci/lock" in readme
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert 'pip install --require-hashes "${FIND_LINKS[@]}" -r requirements.lock' in run
+    assert "pip install --no-deps -e ." in run
+    assert "lock_subset.py check requirements.lock" in run
+    assert 'pip install -e ".[test]"' not in run
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    assert "requirements.lock" in dockerfile and "--require-hashes" in dockerfile
+    assert "lock_subset.py subset" in dockerfile and "pip check" in dockerfile
+    assert '"$VIRTUAL_ENV/requirements.lock"' in dockerfile
+    assert "!requirements.lock" in (ROOT / ".dockerignore").read_text(encoding="utf-8")
+    docker_test = (ROOT / ".ci" / "docker-test").read_text(encoding="utf-8")
+    assert "lock_subset.py check requirements.lock" in docker_test
+    assert "lock sha256:$(sha256sum requirements.lock" in docker_test
+
+
+def test_lock_header_names_the_refresh_command() -> None:
+    head = LOCK.read_text(encoding="utf-8").splitlines()[:2]
+    assert head == ["# This file was autogenerated by uv via the following command:", "#    .ci/lock"]
+    script = (ROOT / ".ci" / "lock").read_text(encoding="utf-8")
+    for flag in ("--all-extras", "--universal", "--python-version 3.11", "--generate-hashes", "--no-config",
+                 "-c .ci/lock-torch.txt", "-o requirements.lock", "uv==$UV_VERSION"):
+        assert flag in script, flag
+
+
+def test_subset_check_names_every_distribution_off_the_lock(tmp_path: Path) -> None:
+    pins = _pins(TARGETS["cp311-x86_64"])
+    numpy = pins["numpy"].version
+    good = f"numpy=={numpy}\nfire=={pins['fire'].version}\n"
+    ok = subprocess.run([sys.executable, str(ROOT / "docker" / "lock_subset.py"), "check", str(LOCK)],
+                        input=good, capture_output=True, text=True)
+    if sys.version_info[:2] == (3, 11) and os.uname().machine == "x86_64":
+        assert ok.returncode == 0, ok.stderr
+    bad = subprocess.run([sys.executable, str(ROOT / "docker" / "lock_subset.py"), "check", str(LOCK)],
+                         input="numpy==1.0\nnot-a-locked-package==1\n", capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert "numpy==1.0 (the lock pins" in bad.stderr and "not-a-locked-package==1 (not in the lock)" in bad.stderr
+
+
+@pytest.mark.slow
+def test_refresh_command_reproduces_the_committed_lock(tmp_path: Path) -> None:
+    """`.ci/lock` on a copy gives the same bytes: the lock is up to date with pyproject.toml (uv keeps the pins
+    it finds in the output file, so new releases on the index do not change it)."""
+    if not list(Path(os.environ.get("DP_TORCH_WHEELS", "/opt/wheels")).glob("torch-2.13.0+cpu-*.whl")):
+        pytest.fail("the torch 2.13.0+cpu wheel is not on this machine (set DP_TORCH_WHEELS): .ci/lock needs it")
+    copy = tmp_path / "repo"
+    (copy / ".ci").mkdir(parents=True)
+    for rel in ("pyproject.toml", "requirements.lock", ".ci/lock", ".ci/lock-torch.txt"):
+        shutil.copy2(ROOT / rel, copy / rel)
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent))
+    if uv is not None:
+        env["PATH"] = f"{Path(uv).parent}{os.pathsep}{env.get('PATH', '')}"
+    done = subprocess.run(["bash", str(copy / ".ci" / "lock")], cwd=copy, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (copy / "requirements.lock").read_bytes() == LOCK.read_bytes(), "requirements.lock is stale: run .ci/lock"
+
+
+def test_dp_version_prints_the_lock_digest() -> None:
+    """From a checkout (editable install, as CI and the README install it) `dp version` names the SHA-256 of
+    the checkout's lock; the image prints the one it keeps in its prefix (checked by .ci/docker-test)."""
+    done = subprocess.run([sys.executable, "-m", "decisionpivot.cli", "version"], capture_output=True, text=True,
+                          cwd=ROOT, check=True)
+    package, lock = done.stdout.splitlines()
+    from decisionpivot import __version__
+
+    assert package.startswith(f"decisionpivot {__version__} ")
+    assert lock == f"lock sha256:{hashlib.sha256(LOCK.read_bytes()).hexdigest()}"
+
+
+def _uv(tmp_path: Path) -> str:
+    """The uv that .ci/lock pins (on PATH, or installed into a throw-away venv)."""
+    pinned = re.search(r"^UV_VERSION=(\S+)$", (ROOT / ".ci" / "lock").read_text(encoding="utf-8"), re.MULTILINE)
+    assert pinned is not None
+    found = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if found and subprocess.run([found, "--version"], capture_output=True, text=True).stdout.split()[1:2] == [
+            pinned[1]]:
+        return found
+    venv = tmp_path / "uv-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", f"uv=={pinned[1]}"], check=True)
+    return str(venv / "bin" / "uv")
+
+
+@pytest.mark.slow
+def test_every_target_installs_the_locked_versions_from_wheels(tmp_path: Path) -> None:
+    """For each supported Python and platform, the lock's own pins resolve with a wheel for every package
+    (two pure-Python projects publish only an sdist), torch being the CPU build on cp311 x86_64 only."""
+    uv = _uv(tmp_path)
+    sdist_only = ["antlr4-python3-runtime", "jsonpath-rw"]
+    wheels = os.environ.get("DP_TORCH_WHEELS", "/opt/wheels")
+    for target, env in TARGETS.items():
+        out = tmp_path / f"{target}.txt"
+        cmd = [uv, "pip", "compile", str(LOCK), "--no-config", "--find-links", wheels, "--python-version",
+               env["python_version"], "--python-platform", f"{env['platform_machine']}-manylinux_2_28",
+               "--only-binary", ":all:", *[a for name in sdist_only for a in ("--no-binary", name)],
+               "--no-header", "--no-annotate", "--quiet", "-o", str(out)]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"{target}: {done.stderr[-2000:]}"
+        resolved = {canonicalize_name(line.split("==")[0]): line.split("==")[1].split()[0]
+                    for line in out.read_text().splitlines() if "==" in line and not line.startswith("#")}
+        pins = {name: entry.version for name, entry in _pins(env).items()}
+        assert resolved == pins, target
