@@ -44,9 +44,10 @@ class FakeDecisions:
     """``with FakeDecisions(shape) as server:``; ``server.base_url`` is the root URL (no path)."""
 
     def __init__(self, shape: str, plan: Callable[[str], str] = lambda d: "ok", model: str = "fake-decider",
-                 refuse: tuple[int, Any] | None = None) -> None:
+                 refuse: tuple[int, Any] | None = None, require_key: str | None = None, port: int = 0) -> None:
         self.shape = shape
         self.refuse = refuse
+        self.require_key = require_key
         self.plan = plan
         self.model = model
         self.attempts: dict[str, int] = defaultdict(int)
@@ -54,7 +55,7 @@ class FakeDecisions:
         self.paths: list[str] = []
         self.headers: list[dict[str, str]] = []
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock.bind(("127.0.0.1", port))
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.runner: web.AppRunner | None = None
@@ -89,6 +90,8 @@ class FakeDecisions:
         self.headers.append(dict(request.headers))
         if self.refuse is not None:
             return _json(self.refuse[0], self.refuse[1])
+        if self.require_key is not None and request.headers.get("Authorization") != f"Bearer {self.require_key}":
+            return _json(401, {"detail": {"error_type": "authentication", "message": "invalid API key"}})
         if payload.get("model") != self.model:
             return _json(400, {"detail": f"Server is pinned to {self.model!r}; requested {payload.get('model')!r}."})
         state = payload["state"] if self.shape == "systemone" else payload["input"]
@@ -161,3 +164,23 @@ class FakeDecisions:
 def _json(status: int, body: Any, headers: dict[str, str] | None = None) -> web.Response:
     return web.Response(status=status, body=json.dumps(body).encode(), content_type="application/json",
                         headers=headers)
+
+
+def main() -> None:
+    """Serve until killed (the container test reaches it from inside the image): --port, --model, --key."""
+    import argparse
+    import signal
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shape", default="systemone", choices=["systemone", "openai_decisions", "sglang_decisions"])
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--model", default="fake-decider")
+    parser.add_argument("--key", default=None, help="require Authorization: Bearer KEY (else 401)")
+    args = parser.parse_args()
+    with FakeDecisions(args.shape, model=args.model, require_key=args.key, port=args.port) as server:
+        print(f"serving {args.shape} on {server.base_url}", flush=True)
+        signal.sigwait({signal.SIGTERM, signal.SIGINT})
+
+
+if __name__ == "__main__":
+    main()
