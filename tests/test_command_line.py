@@ -400,3 +400,20 @@ def test_verb_signatures_keep_their_defaults() -> None:
     invocation = parse_command_line(DP, ["score"], CONSTRAINTS)
     assert invocation.kwargs == {} and invocation.args == []
     assert inspect.signature(DP.score).parameters["resamples"].default == 1000
+
+
+@pytest.mark.parametrize("argv", [
+    ["score", "--out", ""], ["score", "--runs="], ["evaluate", "--system", "uniform", "--runs", ""],
+    ["overlap", "t.txt", "--out="], ["reconstruct", "--all", "--source", ""], ["audit", "--out", " "],
+])
+def test_an_empty_path_that_would_mean_the_current_folder_is_refused(argv: list[str], calls: dict,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(argv, capsys)
+    assert_refused(code, err, "empty path")
+    assert not calls
+
+
+def test_empty_values_that_mean_the_default_still_work() -> None:
+    for argv in (["generate", "--out="], ["licenses", "--out="], ["score", "--reference", ""], ["score", "--items="],
+                 ["datasheet", "--reference="], ["evaluate", "uniform", "--config="]):
+        parse_command_line(DP, argv, CONSTRAINTS)

@@ -14,7 +14,16 @@ from pathlib import Path
 import fire
 
 from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED, __version__
-from decisionpivot.command_line import CommandLineError, Constraints, at_least, file, folder, parse_command_line
+from decisionpivot.command_line import (
+    CommandLineError,
+    Constraints,
+    at_least,
+    file,
+    file_or_default,
+    folder,
+    folder_or_default,
+    parse_command_line,
+)
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.redact import redact
 
@@ -557,11 +566,13 @@ def _repo_id(value: str | None) -> None:
 CONSTRAINTS: Constraints = {
     "*": {
         "limit": at_least(0), "jobs": at_least(1), "resamples": at_least(1), "n": at_least(1), "show": at_least(0),
-        "items": folder, "runs": folder, "out": folder, "core": folder, "reference": folder, "source": folder,
-        "config": file, "params": file, "sampled_answers": file, "train": file,
+        "runs": folder, "out": folder, "source": folder, "params": file, "train": file,
+        "items": folder_or_default, "core": folder_or_default, "reference": folder_or_default,
+        "config": file_or_default, "sampled_answers": file_or_default,
         "repo_id": _repo_id, "shard": _shard,
     },
-    "licenses": {"out": file},
+    "generate": {"out": folder_or_default},  # --out= : the default folder for the seed
+    "licenses": {"out": file_or_default},  # --out= : print only
 }
 """What the annotations cannot say, checked before any verb runs: ``{verb or "*": {parameter: check(s)}}``.
 
@@ -576,6 +587,14 @@ def _describe_os_error(exc: OSError) -> str:
         other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
         return f"{exc.filename}{other}: {exc.strerror or exc}"
     return f"{type(exc).__name__}: {exc}"
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor (tests capture it)
+        pass
 
 
 def _print_error(message: str, usage: str = "") -> None:
@@ -605,6 +624,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except DecisionPivotError as exc:
         _print_error(str(exc))
         raise SystemExit(2) from None
+    except BrokenPipeError:  # `dp systems | head`: the reader has gone; say nothing more
+        _silence_stdout()
+        raise SystemExit(1) from None
     except OSError as exc:  # last line of defence; the places that read and write files say more
         _print_error(_describe_os_error(exc))
         raise SystemExit(2) from None

@@ -21,7 +21,8 @@ Constraints the annotations cannot express are declared, never coded into the ve
 metadata of an ``Annotated`` type (``limit: Annotated[int | None, at_least(0)]``) or in a table
 ``{verb or "*": {parameter: check}}`` passed to :func:`parse_command_line` (see ``cli.CONSTRAINTS``).
 A check is any callable that takes the converted value and raises ``ValueError`` with what it
-expected; :func:`at_least`, :func:`folder` and :func:`file` cover the common cases.
+expected; :func:`at_least`, :func:`folder` and :func:`file` (and their ``_or_default`` variants, which let
+"" through) cover the common cases.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def _nearest_existing(path: Path) -> Path:
 
 
 def _path_problem(value: Any, want_folder: bool) -> str | None:
-    if value is None or value is False or (isinstance(value, str) and not value.strip()):
+    if _blank(value):
         return None
     path = Path(str(value))
     try:
@@ -106,15 +107,33 @@ def _path_problem(value: Any, want_folder: bool) -> str | None:
     return None
 
 
+def _blank(value: Any) -> bool:
+    return value is None or value is False or (isinstance(value, str) and not value.strip())
+
+
 def folder(value: Any) -> None:
-    """A folder path: "" (the verb's default or "none") passes, an existing non-folder or a path below one fails."""
+    """A folder path, not empty: an existing non-folder, or a path below something that is not a folder, fails."""
+    if _blank(value) and value is not None:
+        raise ValueError("expected a folder, got an empty path (it would mean the current folder)")
+    folder_or_default(value)
+
+
+def folder_or_default(value: Any) -> None:
+    """Like :func:`folder`, but "" passes (for parameters where empty means "the default" or "none")."""
     problem = _path_problem(value, want_folder=True)
     if problem:
         raise ValueError(problem)
 
 
 def file(value: Any) -> None:
-    """A file path: "" passes; an existing folder, or a path below something that is not a folder, fails."""
+    """A file path, not empty: an existing folder, or a path below something that is not a folder, fails."""
+    if _blank(value) and value is not None:
+        raise ValueError("expected a file, got an empty path")
+    file_or_default(value)
+
+
+def file_or_default(value: Any) -> None:
+    """Like :func:`file`, but "" passes (for parameters where empty means "the default" or "none")."""
     problem = _path_problem(value, want_folder=False)
     if problem:
         raise ValueError(problem)
