@@ -162,7 +162,7 @@ def test_every_verb_signature_can_be_read() -> None:
     """A new parameter with an annotation the command line cannot read fails here, not for a user."""
     for verb, method in verbs(DP).items():
         for parameter in verb_parameters(method, verb, CONSTRAINTS):
-            assert parameter.kind.name in {"bool", "int", "float", "str", "list", "choice"}, (verb, parameter)
+            assert parameter.kind.name in {"bool", "int", "float", "str", "path", "list", "choice"}, (verb, parameter)
 
 
 def test_new_flags_are_validated_with_no_extra_code() -> None:
@@ -417,3 +417,18 @@ def test_empty_values_that_mean_the_default_still_work() -> None:
     for argv in (["generate", "--out="], ["licenses", "--out="], ["score", "--reference", ""], ["score", "--items="],
                  ["datasheet", "--reference="], ["evaluate", "uniform", "--config="]):
         parse_command_line(DP, argv, CONSTRAINTS)
+
+
+def test_annotations_the_command_line_reads() -> None:
+    class Tool:
+        def verb(self, where: Path = Path("."), names: list[str] | None = None, level: int | None = 3,
+                 tag: str | bool = "x", *, only_flag: int = 1) -> None: ...
+
+        def odd(self, mapping: dict[str, int] | None = None) -> None: ...
+
+    bound = parse_command_line(Tool, ["verb", "sub/dir", "a,b", "none", "--notag", "--only-flag", "4"]).kwargs
+    assert bound == {"where": Path("sub/dir"), "names": ["a", "b"], "level": None, "tag": None, "only_flag": 4}
+    with pytest.raises(CommandLineError, match="too many arguments: '5'"):
+        parse_command_line(Tool, ["verb", "w", "n", "1", "t", "5"])  # keyword-only parameters take no position
+    with pytest.raises(TypeError, match="cannot read the annotation"):
+        parse_command_line(Tool, ["odd"])

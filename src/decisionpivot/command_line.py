@@ -191,6 +191,7 @@ BOOL = Kind("bool", "", "true or false (also yes/no, 1/0)", _to_bool, boolean=Tr
 INT = Kind("int", "INT", "an integer", _to_int)
 FLOAT = Kind("float", "NUMBER", "a number", _to_float)
 TEXT = Kind("str", "TEXT", "text", str)
+PATH = Kind("path", "PATH", "a path", Path)
 LIST = Kind("list", "A,B,...", "a comma-separated list of at least one name", _to_list, listing=True)
 
 
@@ -232,7 +233,7 @@ class Parameter:
         return self.kind.boolean or self.nullable
 
     def convert(self, text: str) -> Any:
-        none_word = self.nullable and self.kind in (INT, FLOAT)
+        none_word = self.nullable and self.kind in (INT, FLOAT)  # "none" may be a file or family name
         if none_word and text.strip().lower() in NONE_WORDS:
             return None
         try:
@@ -281,7 +282,7 @@ def _kind_of(annotation: Any, where: str) -> tuple[Kind, bool, tuple[Check, ...]
         return _choice(typing.get_args(annotation)), False, checks
     if _is_sequence(annotation):
         return LIST, False, checks
-    simple = {bool: BOOL, int: INT, float: FLOAT, str: TEXT, Path: TEXT}
+    simple = {bool: BOOL, int: INT, float: FLOAT, str: TEXT, Path: PATH}
     if annotation in simple:
         return simple[annotation], False, checks
     raise TypeError(f"{where}: the command line cannot read the annotation {annotation!r}")
