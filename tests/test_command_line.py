@@ -432,3 +432,26 @@ def test_annotations_the_command_line_reads() -> None:
         parse_command_line(Tool, ["verb", "w", "n", "1", "t", "5"])  # keyword-only parameters take no position
     with pytest.raises(TypeError, match="cannot read the annotation"):
         parse_command_line(Tool, ["odd"])
+
+
+def test_more_jobs_than_families_start_one_process_per_family(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import decisionpivot.generate.run as generate_run
+
+    started: list[int] = []
+
+    class Pool:
+        def __init__(self, max_workers: int) -> None:
+            started.append(max_workers)
+
+        def __enter__(self) -> Pool:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def map(self, fn: Any, work: Any) -> Any:
+            return map(fn, work)
+
+    monkeypatch.setattr(generate_run, "ProcessPoolExecutor", Pool)
+    generate_run.write_family_files(tmp_path, 5, ["fact_answerable", "policy_case"], jobs=1000)
+    assert started == [2]

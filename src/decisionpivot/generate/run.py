@@ -143,6 +143,7 @@ def write_family_files(
                 k: v for k, v in old["families"].items() if (out / v.get("file", "")).exists()
             }
     work = [(name, seed) for name in names]
+    jobs = min(jobs, len(work))  # one process per family at most: `--jobs 1000` must not start 1000 processes
     if jobs > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             results = list(pool.map(_draw_and_serialise, work))
