@@ -455,3 +455,8 @@ def test_more_jobs_than_families_start_one_process_per_family(tmp_path: Path, mo
     monkeypatch.setattr(generate_run, "ProcessPoolExecutor", Pool)
     generate_run.write_family_files(tmp_path, 5, ["fact_answerable", "policy_case"], jobs=1000)
     assert started == [2]
+
+
+def test_noreference_still_means_no_reference_tasks(calls: dict, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["score", "--noreference", "--resamples", "10"], capsys)[0] == 0
+    assert calls["score"]["args"][2] is None and calls["score"]["tasks"] == ()

@@ -570,6 +570,7 @@ CONSTRAINTS: Constraints = {
         "items": folder_or_default, "core": folder_or_default, "reference": folder_or_default,
         "config": file_or_default, "sampled_answers": file_or_default,
         "repo_id": _repo_id, "shard": _shard,
+        "permute_options": at_least(1),  # for the planned `evaluate --permute-options K`; inert until it exists
     },
     "generate": {"out": folder_or_default},  # --out= : the default folder for the seed
     "licenses": {"out": file_or_default},  # --out= : print only
