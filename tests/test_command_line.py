@@ -460,3 +460,16 @@ def test_more_jobs_than_families_start_one_process_per_family(tmp_path: Path, mo
 def test_noreference_still_means_no_reference_tasks(calls: dict, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["score", "--noreference", "--resamples", "10"], capsys)[0] == 0
     assert calls["score"]["args"][2] is None and calls["score"]["tasks"] == ()
+
+
+def test_warnings_of_any_verb_reach_stderr_redacted(calls: dict, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import decisionpivot.score.pipeline as pipeline
+
+    token = "hf_" + "Zz9Yy8Xx7Ww6Vv5Uu4Tt3"
+    warning = f"runs/x/t.jsonl: server said authorization: Bearer {token}"
+    monkeypatch.setattr(pipeline, "score_runs", lambda *a, **k: SimpleNamespace(warnings=[warning]))
+    code, _, err = run(["score"], capsys)
+    assert code == 0 and "warning: runs/x/t.jsonl: server said authorization: Bearer [REDACTED]" in err, err
+    assert token not in err
+    assert type(sys.stderr).__name__ != "RedactingStream"  # restored after main()

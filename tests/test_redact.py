@@ -68,3 +68,15 @@ def test_redact_data_walks_json_like_values() -> None:
     assert HF not in repr(result) and SK not in repr(result)
     assert result["p"] == {"yes": 0.5} and result["log"][1:] == [3, None, True] and isinstance(result["pair"], tuple)
     assert result["id"] == "x:1"
+
+
+def test_redacting_stream_redacts_every_write_and_delegates_the_rest() -> None:
+    import io
+
+    from decisionpivot.redact import RedactingStream
+
+    inner = io.StringIO()
+    stream = RedactingStream(inner)
+    assert stream.write(f"a {HF}\n") == len(f"a {HF}\n")
+    stream.writelines([f"b {SK}\n", "c\n"])
+    assert inner.getvalue() == f"a {MARK}\nb {MARK}\nc\n" and stream.isatty() is False

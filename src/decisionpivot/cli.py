@@ -25,7 +25,7 @@ from decisionpivot.command_line import (
     parse_command_line,
 )
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.redact import redact
+from decisionpivot.redact import RedactingStream, redact
 
 DEFAULT_CORE_DIR = Path("datasets") / "core" / BENCHMARK_VERSION
 
@@ -612,6 +612,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     """
     os.environ.setdefault("PAGER", "cat")  # fire's help must not wait in a pager
     command = list(sys.argv[1:] if argv is None else argv)
+    stderr = sys.stderr
+    sys.stderr = RedactingStream(stderr)  # warnings, notes and errors of every verb reach the terminal redacted
+    try:
+        _run(command)
+    finally:
+        sys.stderr = stderr
+
+
+def _run(command: list[str]) -> None:
     try:
         invocation = parse_command_line(DP, command, CONSTRAINTS)
         if invocation.help:
@@ -631,8 +640,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     except OSError as exc:  # last line of defence; the places that read and write files say more
         _print_error(_describe_os_error(exc))
         raise SystemExit(2) from None
+    except UnicodeDecodeError as exc:
+        _print_error(f"a file that should be UTF-8 text is not ({exc})")
+        raise SystemExit(2) from None
     except UnicodeError as exc:
-        _print_error(f"text that is not valid UTF-8 ({exc})")
+        _print_error(f"text that cannot be used here ({exc})")
         raise SystemExit(2) from None
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -94,3 +94,25 @@ def redact_data(value: Any, environ: Mapping[str, str] | None = None) -> Any:
     if isinstance(value, (list, tuple)):
         return type(value)(redact_data(v, env) for v in value)
     return value
+
+
+class RedactingStream:
+    """A text stream that passes every write through :func:`redact` (``dp`` wraps ``sys.stderr`` in one).
+
+    Warnings, notes and progress lines reach the terminal without secrets, whoever prints them. Anything
+    else (``isatty``, ``fileno``, ``encoding``, ``flush``) is the wrapped stream's.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(redact(text))
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
