@@ -14,7 +14,18 @@ from pathlib import Path
 import fire
 
 from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED, __version__
+from decisionpivot.command_line import (
+    CommandLineError,
+    Constraints,
+    at_least,
+    file,
+    file_or_default,
+    folder,
+    folder_or_default,
+    parse_command_line,
+)
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.redact import RedactingStream, redact
 
 DEFAULT_CORE_DIR = Path("datasets") / "core" / BENCHMARK_VERSION
 
@@ -175,7 +186,7 @@ class DP:
         folder = Path(items) if items else DEFAULT_CORE_DIR
         print(format_item(find_item(folder, str(item_id))))
 
-    def score(self, runs: str = "runs", items: str | None = None, reference: str = "datasets/reference",
+    def score(self, runs: str = "runs", items: str | None = None, reference: str | None = "datasets/reference",
               out: str = "reports", systems: str | Sequence[str] | None = None, resamples: int = 1000,
               figures: bool = True, partial: bool = False) -> None:
         """Score runs/<system>/<task>.jsonl: metrics with 95% bootstrap intervals, tables and figures.
@@ -224,7 +235,7 @@ class DP:
         print(f"wrote {out}/")
 
     def compare(self, system_a: str, system_b: str, runs: str = "runs", items: str | None = None,
-                reference: str = "datasets/reference", resamples: int = 1000) -> None:
+                reference: str | None = "datasets/reference", resamples: int = 1000) -> None:
         """Paired differences A - B with 95% intervals from matched bootstrap resamples.
 
         Args:
@@ -424,7 +435,7 @@ class DP:
             print(f"{r.task:<22} {r.items:>6} {r.flagged:>8} {r.removed:>8}")
         print(f"wrote {out}/ ({sum(r.removed for r in reports)} items removed)")
 
-    def release(self, repo_id: str | None = None, core: str | None = None, reference: str = "datasets/reference",
+    def release(self, repo_id: str | None = None, core: str | None = None, reference: str | None = "datasets/reference",
                 out: str = "release", private: bool = False, dry_run: bool = False, endpoint: str | None = None,
                 record_manifest: bool = False) -> None:
         """Build the gated Hugging Face dataset folder and upload it (create repo, upload, gate manually).
@@ -490,7 +501,8 @@ class DP:
               f"release {result.release}, content digest {result.digest} -> {result.folder}/")
         print(f"evaluate with: dp evaluate --system uniform --items {result.folder}/core")
 
-    def datasheet(self, core: str | None = None, reference: str = "datasets/reference", out: str = "datasheet") -> None:
+    def datasheet(self, core: str | None = None, reference: str | None = "datasets/reference",
+                  out: str = "datasheet") -> None:
         """Write the datasheet (DATASHEET.md, Gebru et al. questions) and Croissant 1.1 metadata (croissant.json).
 
         Every number is computed from the items files and the task cards.
@@ -645,13 +657,111 @@ class DP:
             print(f"{task}: {count} records{note}")
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of the `dp` console script."""
-    os.environ.setdefault("PAGER", "cat")  # fire's help must not wait in a pager
+def _shard(value: str | None) -> None:
+    """`--shard i/n` is checked before any work (evaluate reads it only after generating missing items)."""
+    if value is None:
+        return
+    from decisionpivot.evaluate.answers import Shard
+
     try:
-        fire.Fire(DP, command=list(argv) if argv is not None else None, name="dp")
+        Shard.parse(value)
     except DecisionPivotError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        raise ValueError(str(exc)) from None
+
+
+def _repo_id(value: str | None) -> None:
+    if value is None:
+        return
+    from decisionpivot.release.hub import validate_repo_id
+
+    try:
+        validate_repo_id(value)
+    except DecisionPivotError as exc:
+        raise ValueError(str(exc)) from None
+
+
+CONSTRAINTS: Constraints = {
+    "*": {
+        "limit": at_least(0), "jobs": at_least(1), "resamples": at_least(1), "n": at_least(1), "show": at_least(0),
+        "runs": folder, "out": folder, "source": folder, "params": file, "train": file,
+        "items": folder_or_default, "core": folder_or_default, "reference": folder_or_default,
+        "config": file_or_default, "sampled_answers": file_or_default,
+        "repo_id": _repo_id, "shard": _shard,
+        "permute_options": at_least(1),  # for the planned `evaluate --permute-options K`; inert until it exists
+    },
+    "generate": {"out": folder_or_default},  # --out= : the default folder for the seed
+    "licenses": {"out": file_or_default},  # --out= : print only
+}
+"""What the annotations cannot say, checked before any verb runs: ``{verb or "*": {parameter: check(s)}}``.
+
+A verb's own entry replaces the "*" entry of that parameter. Types (int, bool, comma lists, ...) need no
+entry: they come from the signature (see decisionpivot.command_line). A new count flag needs one line here,
+e.g. ``"permute_options": at_least(1)``, or an Annotated type in the signature.
+"""
+
+
+def _describe_os_error(exc: OSError) -> str:
+    if exc.filename is not None:
+        other = f" -> {exc.filename2}" if exc.filename2 is not None else ""
+        return f"{exc.filename}{other}: {exc.strerror or exc}"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout without a file descriptor (tests capture it)
+        pass
+
+
+def _print_error(message: str, usage: str = "") -> None:
+    print(f"error: {redact(message)}", file=sys.stderr)
+    if usage:
+        print(usage, file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the `dp` console script: check the whole command line, then run the verb.
+
+    Errors in input print one `error:` line (secrets redacted) and exit 2; a command line the verb cannot
+    take also prints the verb's usage, before anything has run.
+    """
+    os.environ.setdefault("PAGER", "cat")  # fire's help must not wait in a pager
+    command = list(sys.argv[1:] if argv is None else argv)
+    stderr = sys.stderr
+    sys.stderr = RedactingStream(stderr)  # warnings, notes and errors of every verb reach the terminal redacted
+    try:
+        _run(command)
+    finally:
+        sys.stderr = stderr
+
+
+def _run(command: list[str]) -> None:
+    try:
+        invocation = parse_command_line(DP, command, CONSTRAINTS)
+        if invocation.help:
+            fire.Fire(DP, command=[invocation.verb, "--help"] if invocation.verb else ["--help"], name="dp")
+            return
+        assert invocation.verb is not None
+        getattr(DP(), invocation.verb)(*invocation.args, **invocation.kwargs)
+    except CommandLineError as exc:
+        _print_error(str(exc), exc.usage)
+        raise SystemExit(2) from None
+    except DecisionPivotError as exc:
+        _print_error(str(exc))
+        raise SystemExit(2) from None
+    except BrokenPipeError:  # `dp systems | head`: the reader has gone; say nothing more
+        _silence_stdout()
+        raise SystemExit(1) from None
+    except OSError as exc:  # last line of defence; the places that read and write files say more
+        _print_error(_describe_os_error(exc))
+        raise SystemExit(2) from None
+    except UnicodeDecodeError as exc:
+        _print_error(f"a file that should be UTF-8 text is not ({exc})")
+        raise SystemExit(2) from None
+    except UnicodeError as exc:
+        _print_error(f"text that cannot be used here ({exc})")
         raise SystemExit(2) from None
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

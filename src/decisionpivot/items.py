@@ -179,17 +179,42 @@ def item_from_dict(record: Any, where: str = "<item>") -> Item:
     )
 
 
+def _os_problem(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
 def iter_items(path: str | os.PathLike[str]) -> Iterator[Item]:
-    """Read and validate an items file line by line; errors name the file, line and field."""
+    """Read and validate an items file line by line; errors name the file, line and field.
+
+    Lines are split on ``\\n`` only and decoded one by one, so bytes that are not UTF-8 are reported
+    with their line and column; a folder or an unreadable file is an ItemError too, never a traceback.
+    """
     path = Path(path)
     seen: dict[str, int] = {}
     try:
-        handle = path.open("r", encoding="utf-8", newline="")
+        handle = path.open("rb")
     except FileNotFoundError:
         raise ItemError(f"{path}: no such items file") from None
+    except IsADirectoryError:
+        raise ItemError(f"{path}: is a folder, not an items file") from None
+    except OSError as exc:
+        raise ItemError(f"{path}: cannot read the items file ({_os_problem(exc)})") from None
     with handle:
-        for number, line in enumerate(handle, start=1):
+        number = 0
+        while True:
+            try:
+                raw = handle.readline()
+            except OSError as exc:
+                raise ItemError(f"{path}:{number + 1}: cannot read the items file ({_os_problem(exc)})") from None
+            if not raw:
+                break
+            number += 1
             where = f"{path}:{number}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ItemError(f"{where}: not valid UTF-8 (byte {raw[exc.start:exc.start + 1]!r} at column "
+                                f"{exc.start + 1}: {exc.reason})") from None
             if not line.endswith("\n"):
                 raise ItemError(f"{where}: last line is not terminated by a newline (truncated file?)")
             if not line.strip():
@@ -198,6 +223,8 @@ def iter_items(path: str | os.PathLike[str]) -> Iterator[Item]:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ItemError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+            except RecursionError:
+                raise ItemError(f"{where}: not valid JSON (nested too deeply)") from None
             item = item_from_dict(record, where)
             if item.id in seen:
                 raise ItemError(f"{where}: duplicate id {item.id!r} (first on line {seen[item.id]})")
@@ -209,17 +236,41 @@ def read_items(path: str | os.PathLike[str]) -> list[Item]:
     return list(iter_items(path))
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename: readers never see half a file."""
+def make_folder(path: str | os.PathLike[str]) -> Path:
+    """Create ``path`` and its parents if needed; a path that cannot be a folder is a DecisionPivotError naming it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise DecisionPivotError(f"cannot create the folder {path}: it exists and is not a folder") from None
+    except OSError as exc:
+        where = f"{exc.filename}" if exc.filename and str(exc.filename) != str(path) else ""
+        raise DecisionPivotError(f"cannot create the folder {path}: {_os_problem(exc)}"
+                                 f"{f' ({where})' if where else ''}") from None
+    return path
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename: readers never see half a file.
+
+    A path that cannot be written (below a file, on a read-only or special file system, a folder in the
+    way) is a DecisionPivotError naming the path; nothing is left behind.
+    """
+    path = Path(path)
+    make_folder(path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise DecisionPivotError(f"cannot write {path}: {_os_problem(exc)} in {path.parent}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise DecisionPivotError(f"cannot write {path}: {_os_problem(exc)}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

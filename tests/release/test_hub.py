@@ -304,3 +304,64 @@ def test_cli_release_with_empty_reference_is_core_only(tmp_path: Path, core_dir:
     manifest = read_manifest_file(tmp_path / "rel" / "MANIFEST.json")
     assert manifest["core"] and not manifest["reference"]
     assert "no reference folder was given" in capsys.readouterr().err
+
+
+class _EchoingHub:
+    """A hub that answers every request 400 and echoes the request headers in its error message and body."""
+
+    def __init__(self) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                echo = "; ".join(f"{k.lower()}: {v}" for k, v in self.headers.items())
+                body = json.dumps({"error": f"bad request, you sent {echo}"}).encode()
+                self.send_response(400)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("X-Error-Message", f"bad request, you sent {echo}")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(body)
+
+            do_GET = do_HEAD = do_POST = _answer
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> _EchoingHub:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+SECRET = "hf_" + "Qw3rTy6uIo9pAs2dFg5hJk8l"
+
+
+def test_cli_download_never_prints_an_echoed_token(tmp_path: Path, hf_env: Path, monkeypatch, capsys) -> None:
+    """Issue 15 item 11: the endpoint's error body echoes `authorization: Bearer hf_...`; dp must not print it."""
+    monkeypatch.setenv("HF_TOKEN", SECRET)
+    with _EchoingHub() as echo, pytest.raises(SystemExit) as caught:
+        main(["download", "--repo-id", REPO, "--out", str(tmp_path / "out"), "--endpoint", echo.url])
+    err = capsys.readouterr().err
+    assert caught.value.code == 2 and err.startswith("error: ") and "Traceback" not in err
+    assert "authorization" in err.lower() and SECRET not in err and SECRET[3:] not in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_hub_messages_are_redacted_without_the_environment(tmp_path: Path, hf_env: Path) -> None:
+    """A token passed by the caller (not in HF_TOKEN) is still kept out of the message."""
+    with _EchoingHub() as echo, pytest.raises(DecisionPivotError) as caught:
+        download_release(REPO, tmp_path / "out", endpoint=echo.url, token=SECRET, cache_dir=hf_env)
+    assert "you sent" in str(caught.value) and SECRET not in str(caught.value)
+    with _EchoingHub() as echo, pytest.raises(DecisionPivotError) as caught:
+        download_release(REPO, tmp_path / "out2", endpoint=echo.url, token="custom-token-777", cache_dir=hf_env)
+    assert "you sent" in str(caught.value) and "custom-token-777" not in str(caught.value)

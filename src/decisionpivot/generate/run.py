@@ -18,7 +18,7 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.generate.common.seeding import group_rng
 from decisionpivot.generate.family import LEVELS, FamilyConfig, GroupContractError, check_group
 from decisionpivot.generate.registry import families, family
-from decisionpivot.items import Item, atomic_write_bytes, items_bytes, sha256_file
+from decisionpivot.items import Item, atomic_write_bytes, items_bytes, make_folder, sha256_file
 
 MANIFEST_NAME = "MANIFEST.json"
 
@@ -98,9 +98,16 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     if not path.exists():
         raise DecisionPivotError(f"{path}: no MANIFEST.json (run `dp generate` first)")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise DecisionPivotError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    except UnicodeDecodeError as exc:
+        raise DecisionPivotError(f"{path}: not valid UTF-8 (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise DecisionPivotError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if not isinstance(manifest, dict):
+        raise DecisionPivotError(f"{path}: expected a JSON object, found {type(manifest).__name__}")
+    return manifest
 
 
 def write_family_files(
@@ -119,9 +126,14 @@ def write_family_files(
     family per stage and builds the manifest once with :func:`rebuild_manifest`). Returns the manifest.
     """
     out = Path(out)
-    names = list(names) if names else [s.name for s in families()]
+    if names is not None and not [n for n in names if str(n).strip()]:
+        raise DecisionPivotError("no family named (an empty list of families; leave it out to draw every family)")
+    names = list(names) if names is not None else [s.name for s in families()]
     for name in names:
         family(name)  # unknown names fail before any work
+    if jobs < 1:
+        raise DecisionPivotError(f"jobs must be at least 1, got {jobs}")
+    make_folder(out)  # an output path that cannot be a folder fails before any work, not after the draw
     manifest_path = out / MANIFEST_NAME
     manifest: dict[str, Any] = {"benchmark": "DecisionPivot core", "version": benchmark_version, "families": {}}
     if manifest_path.exists():
@@ -131,6 +143,7 @@ def write_family_files(
                 k: v for k, v in old["families"].items() if (out / v.get("file", "")).exists()
             }
     work = [(name, seed) for name in names]
+    jobs = min(jobs, len(work))  # one process per family at most: `--jobs 1000` must not start 1000 processes
     if jobs > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             results = list(pool.map(_draw_and_serialise, work))
@@ -180,6 +193,8 @@ def rebuild_manifest(
     from decisionpivot.items import read_items
 
     out = Path(out)
+    if names is not None and not [n for n in names if str(n).strip()]:
+        raise DecisionPivotError("no family named (an empty list of families; leave it out for every family there)")
     if names:
         chosen = list(names)
         for name in chosen:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import os
+import re
 import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from decisionpivot.items import atomic_write_bytes, sha256_file
 from decisionpivot.licenses.fulltext import CORE_ITEMS_SPDX
 from decisionpivot.licenses.routes import RECONSTRUCT_ONLY, REDISTRIBUTE, RouteDecision, decide_route
 from decisionpivot.reconstruct.card import TaskCard, all_cards
+from decisionpivot.redact import redact
 from decisionpivot.release.datacard import ACCESS_CONDITIONS, ConfigEntry, dataset_card
 from decisionpivot.release.manifest import (
     DATASET_NAME,
@@ -267,6 +269,23 @@ def gated_message(repo_id: str, endpoint: str | None, token: str | None = None) 
             "  3. Once access is granted, run this command again.")
 
 
+_REPO_PART = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._\-]{0,94}[A-Za-z0-9])?")
+
+
+def validate_repo_id(repo_id: str) -> str:
+    """``repo_id`` if it is a dataset id ORG/NAME as the hub spells them, else a DecisionPivotError saying why.
+
+    Each part: letters, digits, ``-``, ``_``, ``.``; starts and ends with a letter or digit; no ``--``
+    or ``..``; at most 96 characters.
+    """
+    parts = repo_id.split("/")
+    if len(parts) != 2 or not all(_REPO_PART.fullmatch(p) and "--" not in p and ".." not in p for p in parts):
+        shown = repr(repo_id) if len(repo_id) <= 60 else repr(repo_id[:57]) + "..."
+        raise DecisionPivotError(f"{shown} is not a dataset repository id: expected ORG/NAME (two parts of letters, "
+                                 "digits, '-', '_', '.', each starting and ending with a letter or digit)")
+    return repo_id
+
+
 def _server_message(exc: Exception) -> str:
     response = getattr(exc, "response", None)
     if response is None:
@@ -276,7 +295,17 @@ def _server_message(exc: Exception) -> str:
 
 def explain_hub_error(exc: Exception, repo_id: str, endpoint: str | None, token: str | None = None,
                       action: str = "download") -> DecisionPivotError:
-    """Turn a huggingface_hub exception into a user-facing error (no traceback, no token)."""
+    """Turn a huggingface_hub exception into a user-facing error (no traceback, no token, no secret).
+
+    The hub's answer and the exception text may echo request headers (``authorization: Bearer hf_...``)
+    or URLs with keys; every message goes through :func:`decisionpivot.redact.redact`.
+    """
+    error = _explain_hub_error(exc, repo_id, endpoint, token, action)
+    return DecisionPivotError(redact(str(error) if token is None else str(error).replace(token, "[REDACTED]")))
+
+
+def _explain_hub_error(exc: Exception, repo_id: str, endpoint: str | None, token: str | None,
+                       action: str) -> DecisionPivotError:
     from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, RepositoryNotFoundError, RevisionNotFoundError
 
     url = _endpoint_url(endpoint)
@@ -354,6 +383,7 @@ def upload_release(folder: str | Path, repo_id: str, *, private: bool = False, e
     """Create the dataset repository if needed, upload the release folder, check it, and gate it."""
     from huggingface_hub import HfApi, get_token
 
+    validate_repo_id(repo_id)
     folder, endpoint = Path(folder), resolve_endpoint(endpoint)
     manifest = read_manifest_file(folder / MANIFEST_NAME)
     if not token and not get_token():
@@ -517,6 +547,7 @@ def download_release(repo_id: str, out_dir: str | Path, *, revision: str | None 
     ``expected`` defaults to the manifest shipped with the package. On any difference nothing is
     written and the error names each file with the expected and the found hash.
     """
+    validate_repo_id(repo_id)
     out_dir, endpoint = Path(out_dir), resolve_endpoint(endpoint)
     expected = expected if expected is not None else expected_manifest()
     snapshot = _fetch_snapshot(repo_id, revision, endpoint, token, cache_dir)
