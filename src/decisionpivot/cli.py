@@ -687,16 +687,17 @@ CONSTRAINTS: Constraints = {
         "items": folder_or_default, "core": folder_or_default, "reference": folder_or_default,
         "config": file_or_default, "sampled_answers": file_or_default,
         "repo_id": _repo_id, "shard": _shard,
-        "permute_options": at_least(1),  # for the planned `evaluate --permute-options K`; inert until it exists
+        "permute_options": at_least(0),  # evaluate --permute-options K: 0 = the official order only
     },
     "generate": {"out": folder_or_default},  # --out= : the default folder for the seed
     "licenses": {"out": file_or_default},  # --out= : print only
+    "sample": {"out": file_or_default, "source": folder_or_default},  # --out names the sampled-answers file
 }
 """What the annotations cannot say, checked before any verb runs: ``{verb or "*": {parameter: check(s)}}``.
 
 A verb's own entry replaces the "*" entry of that parameter. Types (int, bool, comma lists, ...) need no
 entry: they come from the signature (see decisionpivot.command_line). A new count flag needs one line here,
-e.g. ``"permute_options": at_least(1)``, or an Annotated type in the signature.
+e.g. ``"retries": at_least(0)``, or an Annotated type in the signature.
 """
 
 

@@ -60,6 +60,7 @@ from decisionpivot.evaluate.kinds import (
 from decisionpivot.evaluate.kinds import mapping as mapping_check
 from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item
+from decisionpivot.redact import redact
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529})
 FATAL_STATUS = frozenset({401, 403})
@@ -326,8 +327,8 @@ class HttpRunner:
         self.rng = random.Random(0)
 
     def hide(self, text: str) -> str:
-        """``text`` with the API key's value replaced by ``***``."""
-        return text.replace(self.secret, "***") if self.secret else text
+        """``text`` with the API key's value replaced by ``***``, and any other token or key redacted."""
+        return redact(text.replace(self.secret, "***") if self.secret else text)
 
     async def _ask(self, session: aiohttp.ClientSession, item: Item, body: bytes, gate: AdaptiveLimit,
                    limiter: RateLimiter, budget: list[int], counters: RunCounters,

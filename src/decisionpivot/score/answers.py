@@ -239,9 +239,11 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
     error_records = non_numeric = ignored_keys = restricted = 0
     transient: list[int] = []
     try:
-        handle = path.open("r", encoding="utf-8")
+        handle = path.open("rb")  # lines split on \n only; each decoded as UTF-8 by json.loads
     except FileNotFoundError:
         raise AnswerFileError(f"{path}: no such answer file") from None
+    except IsADirectoryError:
+        raise AnswerFileError(f"{path}: is a folder, not an answer file") from None
     with handle:
         for number, line in enumerate(handle, start=1):
             try:
@@ -252,6 +254,8 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
                 ) from None
             except UnicodeDecodeError:
                 raise AnswerFileError(f"{path}:{number}: not UTF-8") from None
+            except (ValueError, RecursionError) as exc:  # e.g. an integer of over 4300 digits, deep nesting
+                raise AnswerFileError(f"{path}:{number}: not readable JSON ({str(exc)[:80]})") from None
             if type(record) is not dict:
                 raise AnswerFileError(
                     f"{path}:{number}: expected a JSON object, found {type(record).__name__}"
