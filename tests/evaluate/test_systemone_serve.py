@@ -150,3 +150,24 @@ def test_an_unexpected_field_is_a_422_config_error_not_600_records(tmp_path: Pat
     with pytest.raises(StopRun, match=r"HTTP 422: body.bogus: Extra inputs are not permitted"):
         evaluate_system(get_system("s2", config), two_families, tmp_path / "runs", tasks=["policy_case"],
                         progress=False)
+
+
+def test_http_400_records_of_a_wrong_model_are_not_resumed_under_the_fixed_config(
+        tmp_path: Path, served: str, tiny_decider: Path, two_families: Path) -> None:
+    """Fewer items than the early-stop window: the 400s are recorded; the fixed config may not resume them."""
+    from decisionpivot.evaluate.answers import AnswerFileError
+
+    runs = tmp_path / "runs"
+    wrong = write_config(tmp_path / "wrong.yaml", f"systems:\n  s3: {{kind: systemone, base_url: '{served}', "
+                                                  "model: typo-model}\n")
+    [first] = evaluate_system(get_system("s3", wrong), two_families, runs, tasks=["policy_case"], limit=5,
+                              progress=False)
+    assert first.errors == 5 and all("HTTP 400: Server is pinned" in json.loads(line)["error"]
+                                     for line in first.path.read_text().splitlines())
+    text = f"systems:\n  s3: {{kind: systemone, base_url: '{served}', model: '{tiny_decider}'}}\n"
+    fixed = get_system("s3", write_config(tmp_path / "fixed.yaml", text))
+    with pytest.raises(AnswerFileError, match=r"another config .*model: 'typo-model' ->"):
+        evaluate_system(fixed, two_families, runs, tasks=["policy_case"], limit=5, progress=False)
+    [again] = evaluate_system(fixed, two_families, runs, tasks=["policy_case"], limit=5, progress=False,
+                              restart=True)
+    assert again.answered == 5 and again.errors == 0

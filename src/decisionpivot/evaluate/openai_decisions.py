@@ -16,22 +16,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from decisionpivot.evaluate.http import HTTP_SETTINGS, HttpRunner, usage_fields
-from decisionpivot.evaluate.kinds import KindSpec, Record, Setting, register, text, url_path
+from decisionpivot.evaluate.http import HTTP_SETTINGS, HttpRunner
+from decisionpivot.evaluate.kinds import KindSpec, Setting, register, text, url_path
 from decisionpivot.evaluate.questions import (
     DECISION_SETTINGS,
     NO,
     YES,
     AnswerError,
     DecisionQuestion,
-    as_question,
+    DecisionWire,
     from_distribution,
     from_true_probability,
     meaning,
-    restriction,
 )
 from decisionpivot.evaluate.systemone import QUESTION_ID, decision_readout
-from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item, render_state
 
 
@@ -79,30 +77,13 @@ def read_openai_answer(item: Item, question: DecisionQuestion, answers: Any, tol
     return from_distribution(item, distribution, tolerance)
 
 
-class OpenAIDecisionsWire:
-    def __init__(self, system: SystemConfig) -> None:
-        self.settings = system.settings
-        self.path = str(self.settings["path"])
-
-    def request(self, item: Item) -> dict[str, Any] | Record:
-        question = as_question(item, str(self.settings["yes_no"]))
-        refused = restriction(question, self.settings)
-        if refused:
-            return {"id": item.id, "error": refused}
+class OpenAIDecisionsWire(DecisionWire):
+    def body(self, item: Item, question: DecisionQuestion) -> dict[str, Any]:
         return {"model": self.settings["model"], "input": render_state(item.state),
                 "questions": [openai_question(question)]}
 
-    def parse(self, item: Item, body: Any) -> Record:
-        if not isinstance(body, dict):
-            raise ValueError("malformed response body (not an object)")
-        question = as_question(item, str(self.settings["yes_no"]))
-        extra = usage_fields(body.get("usage"))
-        try:
-            tolerance = float(self.settings["sum_tolerance"])
-            probabilities = read_openai_answer(item, question, body.get("answers"), tolerance)
-        except AnswerError as exc:
-            return {"id": item.id, "error": str(exc), **extra}
-        return {"id": item.id, "p": probabilities, **extra}
+    def read(self, item: Item, question: DecisionQuestion, body: dict[str, Any], tolerance: float) -> dict[str, float]:
+        return read_openai_answer(item, question, body.get("answers"), tolerance)
 
 
 register(KindSpec(
@@ -116,6 +97,6 @@ register(KindSpec(
         "model": Setting(None, text, "model name, e.g. gpt-6-luna"),
     },
     required=("base_url", "model"),
-    make_runner=lambda system: HttpRunner(system, OpenAIDecisionsWire(system)),
+    make_runner=lambda system: HttpRunner(system, OpenAIDecisionsWire(system.settings)),
     readout=decision_readout("openai_decisions"),
 ))

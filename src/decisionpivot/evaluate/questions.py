@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from decisionpivot.evaluate.http import INPUT_RESTRICTION
+from decisionpivot.evaluate.http import INPUT_RESTRICTION, usage_fields
 from decisionpivot.evaluate.kinds import Setting, number, one_of, optional_integer
 from decisionpivot.items import Item, render_state
 
@@ -121,6 +121,51 @@ def from_distribution(item: Item, distribution: Mapping[str, Any], tolerance: fl
     if total <= 0:
         raise AnswerError("all probabilities are zero")
     return {k: v / total for k, v in values.items()}
+
+
+class DecisionWire:
+    """What every decision-API shape does around its own body and answer (subclasses give those two).
+
+    ``request``: the item as a typed question, refused before sending when it breaks a declared limit;
+    ``parse``: the answer read by name into option probabilities, or an error record with the reason,
+    with the usage (and whatever :meth:`extras` adds) kept on the record either way.
+    """
+
+    def __init__(self, settings: Mapping[str, Any]) -> None:
+        self.settings = settings
+        self.path = str(settings["path"])
+
+    def question(self, item: Item) -> DecisionQuestion:
+        return as_question(item, str(self.settings["yes_no"]))
+
+    def body(self, item: Item, question: DecisionQuestion) -> dict[str, Any]:
+        """The request body of the shape."""
+        raise NotImplementedError
+
+    def read(self, item: Item, question: DecisionQuestion, body: dict[str, Any], tolerance: float) -> dict[str, float]:
+        """Option probabilities from a response body; AnswerError says why not."""
+        raise NotImplementedError
+
+    def extras(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Fields kept on the record besides the probabilities (usage, label mass)."""
+        return usage_fields(body.get("usage"))
+
+    def request(self, item: Item) -> dict[str, Any]:
+        question = self.question(item)
+        refused = restriction(question, self.settings)
+        if refused:
+            return {"id": item.id, "error": refused}
+        return self.body(item, question)
+
+    def parse(self, item: Item, body: Any) -> dict[str, Any]:
+        if not isinstance(body, dict):
+            raise ValueError("malformed response body (not an object)")
+        extra = self.extras(body)
+        try:
+            probabilities = self.read(item, self.question(item), body, float(self.settings["sum_tolerance"]))
+        except AnswerError as exc:
+            return {"id": item.id, "error": str(exc), **extra}
+        return {"id": item.id, "p": probabilities, **extra}
 
 
 DECISION_SETTINGS: dict[str, Setting] = {

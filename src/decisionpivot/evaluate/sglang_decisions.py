@@ -14,20 +14,18 @@ from __future__ import annotations
 from typing import Any
 
 from decisionpivot.evaluate.http import HTTP_SETTINGS, HttpRunner, usage_fields
-from decisionpivot.evaluate.kinds import KindSpec, Record, Setting, optional_number, register, text, url_path
+from decisionpivot.evaluate.kinds import KindSpec, Setting, optional_number, register, text, url_path
 from decisionpivot.evaluate.questions import (
     DECISION_SETTINGS,
     NO,
     YES,
     AnswerError,
     DecisionQuestion,
-    as_question,
+    DecisionWire,
     from_distribution,
     meaning,
-    restriction,
 )
 from decisionpivot.evaluate.systemone import QUESTION_ID, decision_readout, label_mass
-from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item, render_state
 
 
@@ -53,34 +51,21 @@ def read_sglang_answer(item: Item, question: DecisionQuestion, answers: Any, tol
     return from_distribution(item, probabilities, tolerance)
 
 
-class SGLangDecisionsWire:
-    def __init__(self, system: SystemConfig) -> None:
-        self.settings = system.settings
-        self.path = str(self.settings["path"])
-
-    def request(self, item: Item) -> dict[str, Any] | Record:
-        question = as_question(item, str(self.settings["yes_no"]))
-        refused = restriction(question, self.settings)
-        if refused:
-            return {"id": item.id, "error": refused}
+class SGLangDecisionsWire(DecisionWire):
+    def body(self, item: Item, question: DecisionQuestion) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.settings["model"], "input": render_state(item.state),
                                 "questions": [sglang_question(question)]}
         if self.settings.get("temperature") is not None:
             body["temperature"] = self.settings["temperature"]
         return body
 
-    def parse(self, item: Item, body: Any) -> Record:
-        if not isinstance(body, dict):
-            raise ValueError("malformed response body (not an object)")
-        question = as_question(item, str(self.settings["yes_no"]))
+    def read(self, item: Item, question: DecisionQuestion, body: dict[str, Any], tolerance: float) -> dict[str, float]:
+        return read_sglang_answer(item, question, body.get("answers"), tolerance)
+
+    def extras(self, body: dict[str, Any]) -> dict[str, Any]:
         answers = body.get("answers")
-        extra = {**usage_fields(body.get("usage")),
-                 **label_mass(answers.get(QUESTION_ID) if isinstance(answers, dict) else None, body)}
-        try:
-            probabilities = read_sglang_answer(item, question, answers, float(self.settings["sum_tolerance"]))
-        except AnswerError as exc:
-            return {"id": item.id, "error": str(exc), **extra}
-        return {"id": item.id, "p": probabilities, **extra}
+        return {**usage_fields(body.get("usage")),
+                **label_mass(answers.get(QUESTION_ID) if isinstance(answers, dict) else None, body)}
 
 
 register(KindSpec(
@@ -95,6 +80,6 @@ register(KindSpec(
         "temperature": Setting(None, optional_number(0, strict=True), "divides the label logits (sent when set)"),
     },
     required=("base_url", "model"),
-    make_runner=lambda system: HttpRunner(system, SGLangDecisionsWire(system)),
+    make_runner=lambda system: HttpRunner(system, SGLangDecisionsWire(system.settings)),
     readout=decision_readout("sglang_decisions"),
 ))

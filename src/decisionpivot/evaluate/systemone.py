@@ -23,20 +23,18 @@ from __future__ import annotations
 from typing import Any
 
 from decisionpivot.evaluate.http import HTTP_SETTINGS, HttpRunner, usage_fields
-from decisionpivot.evaluate.kinds import KindSpec, Record, Setting, register, text, url_path
+from decisionpivot.evaluate.kinds import KindSpec, Setting, register, text, url_path
 from decisionpivot.evaluate.questions import (
     DECISION_SETTINGS,
     NO,
     YES,
     AnswerError,
     DecisionQuestion,
-    as_question,
+    DecisionWire,
     from_distribution,
     from_true_probability,
     meaning,
-    restriction,
 )
-from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item
 
 QUESTION_ID = "decision"
@@ -84,32 +82,22 @@ def label_mass(answer: Any, body: Any) -> dict[str, float]:
     return {}
 
 
-class SystemOneWire:
+class SystemOneWire(DecisionWire):
     """The System One body over the shared HTTP engine."""
 
-    def __init__(self, system: SystemConfig) -> None:
-        self.settings = system.settings
-        self.path = str(self.settings["path"])
-
-    def request(self, item: Item) -> dict[str, Any] | Record:
-        question = as_question(item, str(self.settings["yes_no"]))
-        refused = restriction(question, self.settings)
-        if refused:
-            return {"id": item.id, "error": refused}
+    def body(self, item: Item, question: DecisionQuestion) -> dict[str, Any]:
         return {"model": self.settings["model"], "state": item.state,
                 "questions": {QUESTION_ID: systemone_question(question)}}
 
-    def parse(self, item: Item, body: Any) -> Record:
-        if not isinstance(body, dict) or not isinstance(body.get("answers"), dict):
-            raise ValueError("malformed response body (no 'answers' object)")
-        question = as_question(item, str(self.settings["yes_no"]))
-        answer = body["answers"].get(QUESTION_ID)
-        extra = {**usage_fields(body.get("usage")), **label_mass(answer, body)}
-        try:
-            probabilities = read_systemone_answer(item, question, answer, float(self.settings["sum_tolerance"]))
-        except AnswerError as exc:
-            return {"id": item.id, "error": str(exc), **extra}
-        return {"id": item.id, "p": probabilities, **extra}
+    def read(self, item: Item, question: DecisionQuestion, body: dict[str, Any], tolerance: float) -> dict[str, float]:
+        if not isinstance(body.get("answers"), dict):
+            raise AnswerError("malformed response body (no 'answers' object)")
+        return read_systemone_answer(item, question, body["answers"].get(QUESTION_ID), tolerance)
+
+    def extras(self, body: dict[str, Any]) -> dict[str, Any]:
+        answers = body.get("answers")
+        answer = answers.get(QUESTION_ID) if isinstance(answers, dict) else None
+        return {**usage_fields(body.get("usage")), **label_mass(answer, body)}
 
 
 def decision_readout(api: str) -> Any:
@@ -132,6 +120,6 @@ register(KindSpec(
     doc="the System One API (TypeSafe, vLLM, llama.cpp, Ollama, OpenRouter, transformers serve, ...)",
     settings=SYSTEMONE_SETTINGS,
     required=("base_url", "model"),
-    make_runner=lambda system: HttpRunner(system, SystemOneWire(system)),
+    make_runner=lambda system: HttpRunner(system, SystemOneWire(system.settings)),
     readout=decision_readout("systemone"),
 ))
