@@ -395,6 +395,35 @@ class DP:
         print(f"wrote {target} and {target.name}.meta.json; next: dp reconstruct {task} --source {source} "
               f"--sampled-answers {target}")
 
+    def stability(self, items_a: str, runs_a: str, items_b: str, runs_b: str,
+                  systems: str | Sequence[str] | None = None, resamples: int = 1000,
+                  out: str = "reports/stability") -> None:
+        """Do rankings and scores survive a revision of the items or a fresh draw? (the paper's Table E3)
+
+        Reports Spearman's rho of macro pair accuracy between item sets A and B with a bootstrap interval,
+        each system's score change B - A with a 95% interval (matched resamples for paired item sets,
+        independent otherwise; the report says which) and how many include zero, the share of changed
+        answers when A and B hold identical items (two runs of one system), and for reasoning runs the
+        mean output tokens and closed replies, over all items and the balanced subset (Table D5).
+        Writes <out>/stability.md and stability.json.
+
+        Args:
+          items_a: core items folder A (e.g. datasets/core/1.1).
+          runs_a: answer folders of the systems on A.
+          items_b: core items folder B (e.g. datasets/core/1.2 or datasets/fresh/seed-7).
+          runs_b: answer folders of the systems on B.
+          systems: comma-separated systems (default: every system with answers on both).
+          resamples: bootstrap resamples.
+          out: output folder.
+        """
+        from decisionpivot.stability.run import stability, stability_markdown, write_stability
+
+        chosen = _names(systems)
+        result = stability(Path(items_a), Path(runs_a), Path(items_b), Path(runs_b), chosen, int(resamples))
+        print(stability_markdown(result, str(items_a), str(items_b)))
+        for path in write_stability(result, Path(out), str(items_a), str(items_b)):
+            print(f"wrote {path}")
+
     def licenses(self, out: str | None = "licenses/REVIEW.md") -> None:
         """Print the reference-track licence review (task, licence, class, route, reason) and counts.
 
