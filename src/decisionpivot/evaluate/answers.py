@@ -152,9 +152,16 @@ def read_answer_lines(path: Path, *, repair: bool, allow_duplicates: bool = Fals
         seen[record["id"]] = number
         records.append(record)
     if repair and cut < len(whole):  # only once the rest is known to be good: a refused file stays as it was
-        with path.open("r+b") as handle:
-            handle.truncate(cut)
+        cut_torn_line(path)
     return records
+
+
+def cut_torn_line(path: Path) -> None:
+    """Cut an unfinished last line (a write interrupted by a crash) off an answer file."""
+    whole = path.read_bytes() if path.exists() else b""
+    if whole and not whole.endswith(b"\n"):
+        with path.open("r+b") as handle:
+            handle.truncate(whole.rfind(b"\n") + 1)
 
 
 def _identity_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
@@ -180,6 +187,8 @@ class AnswerWriter:
         self.meta_path = meta_path
         self.meta = meta
         self.lock = lock
+        self.transient = 0
+        """Transient error records written by this writer (a resumed file starts without any)."""
         self._handle = path.open("ab")
 
     @classmethod
@@ -244,7 +253,7 @@ class AnswerWriter:
                     "Resuming would mix two systems' answers: use --restart to start the task afresh, or "
                     "declare the changed config under another system name."
                 )
-        records = read_answer_lines(path, repair=True)
+        cut_torn_line(path)  # resuming is allowed: now the torn line may go
         forget = [r for r in records if is_transient(r) or (retry_errors and "error" in r)]
         if forget:
             records = [r for r in records if not (is_transient(r) or (retry_errors and "error" in r))]
@@ -281,6 +290,7 @@ class AnswerWriter:
         self._handle.write(line.encode("utf-8"))
         self._handle.flush()
         self.meta["answers" if "p" in record or "text" in record else "errors"] += 1
+        self.transient += is_transient(record)
 
     def save_meta(self) -> None:
         atomic_write_bytes(self.meta_path, (json.dumps(self.meta, indent=2, ensure_ascii=False) + "\n").encode())

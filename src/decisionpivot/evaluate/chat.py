@@ -9,15 +9,14 @@ early stop, input restrictions) is the shared engine's: :mod:`decisionpivot.eval
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
-from decisionpivot.evaluate.http import HTTP_SETTINGS, INPUT_RESTRICTION, HttpRunner, usage_fields
+from decisionpivot.evaluate.http import HTTP_SETTINGS, HttpRunner, usage_fields
 from decisionpivot.evaluate.kinds import (
+    INPUT_RESTRICTION,
     KindSpec,
     Record,
     Setting,
-    SettingError,
     integer,
     number,
     optional_integer,
@@ -26,14 +25,9 @@ from decisionpivot.evaluate.kinds import (
     text,
 )
 from decisionpivot.evaluate.prompt import ReplyError, chat_messages, parse_reply
+from decisionpivot.evaluate.questions import estimated_tokens
 from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item
-
-CHARS_PER_TOKEN = 4
-
-
-def estimated_tokens(messages: Sequence[dict[str, str]]) -> int:
-    return sum(len(m["content"]) for m in messages) // CHARS_PER_TOKEN + 1
 
 
 def content_text(content: Any) -> str:
@@ -54,6 +48,16 @@ def content_text(content: Any) -> str:
     raise ReplyError(f"message.content is neither text nor content parts: {type(content).__name__}")
 
 
+def completion_message(body: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(message, record fields ``closed`` and usage) of a chat completion; ValueError if it is not one."""
+    choices = body.get("choices") if isinstance(body, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict) \
+            or not isinstance(choices[0].get("message"), dict):
+        raise ValueError("malformed response body (not a chat completion)")
+    return choices[0]["message"], {"closed": choices[0].get("finish_reason") != "length",
+                                   **usage_fields(body.get("usage"))}
+
+
 class ChatWire:
     """Chat completions: ``POST <base_url>/chat/completions``."""
 
@@ -62,27 +66,24 @@ class ChatWire:
     def __init__(self, system: SystemConfig) -> None:
         self.settings = system.settings
 
-    def request(self, item: Item) -> dict[str, Any] | Record:
+    def refused(self, item: Item) -> str | None:
+        limit = self.settings.get("context_tokens")
+        estimate = estimated_tokens(sum(len(m["content"]) for m in chat_messages(item)))
+        if limit and estimate > int(limit):
+            return (f"{INPUT_RESTRICTION}: input longer than the declared context "
+                    f"({estimate} estimated tokens > {limit})")
+        return None
+
+    def request(self, item: Item) -> dict[str, Any]:
         s = self.settings
-        messages = chat_messages(item)
-        if s.get("context_tokens") and estimated_tokens(messages) > int(s["context_tokens"]):
-            estimate = estimated_tokens(messages)
-            return {"id": item.id, "error": f"{INPUT_RESTRICTION}: input longer than the declared context "
-                                            f"({estimate} estimated tokens > {s['context_tokens']})"}
-        payload: dict[str, Any] = {"model": s["model"], "messages": messages, "temperature": s["temperature"],
-                                   "max_tokens": s["max_tokens"]}
+        payload: dict[str, Any] = {"model": s["model"], "messages": chat_messages(item),
+                                   "temperature": s["temperature"], "max_tokens": s["max_tokens"]}
         if s.get("reasoning_effort"):
             payload["reasoning_effort"] = s["reasoning_effort"]
         return payload
 
     def parse(self, item: Item, body: Any) -> Record:
-        if not isinstance(body, dict) or not isinstance(body.get("choices"), list) or not body["choices"] \
-                or not isinstance(body["choices"][0], dict) or not isinstance(body["choices"][0].get("message"), dict):
-            raise ValueError("malformed response body (not a chat completion)")
-        choice = body["choices"][0]
-        message = choice["message"]
-        finish = choice.get("finish_reason")
-        extra: dict[str, Any] = {"closed": finish != "length", **usage_fields(body.get("usage"))}
+        message, extra = completion_message(body)
         try:
             content = content_text(message.get("content"))
             if not content.strip() and any(isinstance(message.get(k), str) and message[k].strip()
@@ -90,14 +91,9 @@ class ChatWire:
                 raise ReplyError("the reply holds reasoning only, no answer")
             probs = parse_reply(content, item.option_keys)
         except ReplyError as exc:
-            reason = str(exc) if finish != "length" else f"reply cut off at max_tokens ({exc})"
+            reason = str(exc) if extra["closed"] else f"reply cut off at max_tokens ({exc})"
             return {"id": item.id, "error": reason, **extra}
         return {"id": item.id, "p": probs, **extra}
-
-
-def _check(settings: Mapping[str, Any]) -> None:
-    if settings.get("reasoning_effort") is not None and not isinstance(settings["reasoning_effort"], str):
-        raise SettingError("reasoning_effort: expected a string such as low, medium or high")
 
 
 CHAT_SETTINGS: dict[str, Setting] = {
@@ -118,5 +114,4 @@ register(KindSpec(
     required=("base_url", "model"),
     make_runner=lambda system: HttpRunner(system, ChatWire(system)),
     readout=lambda settings: "chat/verbalised",
-    validate=_check,
 ))

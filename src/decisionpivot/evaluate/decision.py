@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.evaluate.http import INPUT_RESTRICTION
 from decisionpivot.evaluate.kinds import (
+    INPUT_RESTRICTION,
     Emit,
     KindSpec,
     Record,
@@ -32,13 +32,8 @@ from decisionpivot.evaluate.kinds import (
     register,
     text,
 )
-from decisionpivot.evaluate.questions import DECISION_SETTINGS, AnswerError, as_question, restriction
-from decisionpivot.evaluate.systemone import (
-    QUESTION_ID,
-    decision_readout,
-    read_systemone_answer,
-    systemone_question,
-)
+from decisionpivot.evaluate.questions import DECISION_SETTINGS
+from decisionpivot.evaluate.systemone import SystemOneWire, decision_readout
 from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item
 
@@ -71,9 +66,11 @@ class DecisionPipelineRunner:
             except (OSError, ValueError) as exc:
                 raise DecisionPivotError(f"system {system.name!r}: cannot load {s['model']!r}: {exc}") from None
         self.pipe = pipe
+        self.wire = SystemOneWire(s)  # the same question and the same answer reading as the HTTP kind
 
-    def _one(self, item: Item, request: dict[str, Any]) -> Record:
-        question = as_question(item, str(self.system.settings["yes_no"]))
+    def _one(self, item: Item) -> Record:
+        wire = self.wire
+        request = {key: value for key, value in wire.request(item).items() if key != "model"}
         started = time.monotonic()
         try:
             answers = self.pipe(request)
@@ -82,22 +79,13 @@ class DecisionPipelineRunner:
             limited = "at most" in message or "options" in message
             return {"id": item.id, "error": f"{INPUT_RESTRICTION}: {message}" if limited else f"pipeline: {message}"}
         latency = round(time.monotonic() - started, 3)
-        try:
-            answer = answers.get(QUESTION_ID) if isinstance(answers, dict) else None
-            probabilities = read_systemone_answer(item, question, answer, float(self.system.settings["sum_tolerance"]))
-        except AnswerError as exc:
-            return {"id": item.id, "error": str(exc), "latency_s": latency}
-        return {"id": item.id, "p": probabilities, "latency_s": latency}
+        record = wire.parse(item, {"answers": answers if isinstance(answers, dict) else {}})
+        return {**record, "latency_s": latency}
 
     def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
-        yes_no = str(self.system.settings["yes_no"])
         for item in items:
-            question = as_question(item, yes_no)
-            refused = restriction(question, self.system.settings)
-            if refused:
-                emit({"id": item.id, "error": refused})
-                continue
-            emit(self._one(item, {"state": item.state, "questions": {QUESTION_ID: systemone_question(question)}}))
+            refused = self.wire.refused(item)
+            emit({"id": item.id, "error": refused} if refused is not None else self._one(item))
 
 
 register(KindSpec(

@@ -18,6 +18,7 @@ from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.kinds import (
+    INPUT_RESTRICTION,
     Emit,
     KindSpec,
     RunCounters,
@@ -125,7 +126,7 @@ class HFRunner:
             prompt, continuations = self.prompt_and_continuations(item)
             longest = len(prompt) + max(len(c) for c in continuations)
             if self.context_tokens and longest > self.context_tokens:
-                records[index] = {"id": item.id, "error": f"input restriction: input longer than the model context "
+                records[index] = {"id": item.id, "error": f"{INPUT_RESTRICTION}: input longer than the model context "
                                                           f"({longest} tokens > {self.context_tokens})"}
                 continue
             pending.extend((index, k, prompt, c) for k, c in enumerate(continuations))
@@ -151,20 +152,6 @@ class HFRunner:
                 emit(record)
 
 
-_LOADED: dict[str, HFRunner] = {}
-
-
-def cached_runner(system: SystemConfig) -> HFRunner:
-    """Load a model once per process, not once per task."""
-    import json
-
-    key = json.dumps(system.public(), sort_keys=True, default=str)
-    if key not in _LOADED:
-        _LOADED.clear()
-        _LOADED[key] = HFRunner(system)
-    return _LOADED[key]
-
-
 register(KindSpec(
     name="hf",
     doc="a local transformers causal LM: softmax over whole option keys' log-probabilities",
@@ -176,6 +163,6 @@ register(KindSpec(
         "context_tokens": Setting(None, optional_integer(1), "longer inputs are recorded as errors"),
     },
     required=("model",),
-    make_runner=cached_runner,
+    make_runner=HFRunner,
     readout=lambda settings: "hf/key-logits",
 ))

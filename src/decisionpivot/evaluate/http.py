@@ -43,6 +43,7 @@ import aiohttp
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.kinds import (
+    INPUT_RESTRICTION,
     Emit,
     Record,
     RunCounters,
@@ -67,8 +68,6 @@ FATAL_STATUS = frozenset({401, 403})
 BACKOFF_CAP_S = 60.0
 RETRY_AFTER_CAP_S = 300.0
 RAW_LIMIT = 20000
-INPUT_RESTRICTION = "input restriction"
-"""Prefix of the error of an item the system could not take as it stands (counted on the leaderboard)."""
 _RESTRICTION_WORDS = re.compile(
     r"at most|too many|too long|too large|exceed|maximum|max_|limit|context length|context window"
     r"|prompt has \d+ tokens|\boptions?\b|\blevels?\b|state size|payload",
@@ -117,8 +116,11 @@ class Wire(Protocol):
     path: str
     """Appended to the system's ``base_url``."""
 
-    def request(self, item: Item) -> dict[str, Any] | Record:
-        """The JSON body for ``item``; or, when the item breaks a declared limit, its error record."""
+    def refused(self, item: Item) -> str | None:
+        """Why ``item`` is not sent (it breaks a declared limit: an ``input restriction: ...`` reason), or None."""
+
+    def request(self, item: Item) -> dict[str, Any]:
+        """The JSON body for ``item``."""
 
     def parse(self, item: Item, body: Any) -> Record:
         """The record for a 200 response body (already decoded JSON); raise ValueError if unreadable."""
@@ -213,6 +215,19 @@ class _Outcome:
     """A 200."""
 
 
+class RetryBudget:
+    """How many retries a task may still spend; once spent, failures are recorded at once."""
+
+    def __init__(self, total: int) -> None:
+        self.left = total
+
+    def take(self) -> bool:
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+
 class AdaptiveLimit:
     """How many requests may be in flight: AIMD between 1 and ``maximum``."""
 
@@ -224,12 +239,11 @@ class AdaptiveLimit:
         self._decreased_at = -1.0
         self._condition = asyncio.Condition()
 
-    async def acquire(self) -> float:
-        """Wait for a slot; returns the monotonic time the request may start."""
+    async def acquire(self) -> None:
+        """Wait for a slot."""
         async with self._condition:
             await self._condition.wait_for(lambda: self.in_flight < max(1, int(self.limit)))
             self.in_flight += 1
-        return time.monotonic()
 
     async def release(self, started: float, outcome: _Outcome) -> None:
         async with self._condition:
@@ -331,7 +345,7 @@ class HttpRunner:
         return redact(text.replace(self.secret, "***") if self.secret else text)
 
     async def _ask(self, session: aiohttp.ClientSession, item: Item, body: bytes, gate: AdaptiveLimit,
-                   limiter: RateLimiter, budget: list[int], counters: RunCounters,
+                   limiter: RateLimiter, budget: RetryBudget, counters: RunCounters,
                    raw_log: Emit) -> tuple[Record, int | None, str]:
         """One item, with retries: (record, status of a config-like 4xx or None, server message)."""
         s = self.system.settings
@@ -339,7 +353,7 @@ class HttpRunner:
         queued = 0.0
         while True:
             waited = time.monotonic()
-            started = await gate.acquire()
+            await gate.acquire()
             await limiter.wait()
             started = time.monotonic()
             queued += started - waited
@@ -354,7 +368,7 @@ class HttpRunner:
                     if status != 200:
                         retry_after = retry_after_seconds(response.headers.get("Retry-After"))
             except TimeoutError:
-                failure = f"timeout after {s['timeout_s']:g} s ({self.url})"
+                failure = self.hide(f"timeout after {s['timeout_s']:g} s ({self.url})")
             except aiohttp.ClientError as exc:
                 failure = self.hide(f"connection error to {self.url}: {type(exc).__name__}: {exc}")
             finally:
@@ -380,10 +394,9 @@ class HttpRunner:
             if attempt >= int(s["max_attempts"]):
                 return {"id": item.id, "error": f"{failure} (gave up after {attempt} attempts)", "transient": True,
                         **timing}, None, ""
-            if budget[0] <= 0:
+            if not budget.take():
                 return {"id": item.id, "error": f"{failure} (retry budget of the task spent)", "transient": True,
                         **timing}, None, ""
-            budget[0] -= 1
             counters.retries += 1
             await asyncio.sleep(backoff_delay(attempt - 1, retry_after, self.rng, float(s["backoff_base_s"])))
 
@@ -412,7 +425,7 @@ class HttpRunner:
     async def _run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
         s = self.system.settings
         budget_setting = s.get("retry_budget")
-        budget = [int(budget_setting) if budget_setting is not None else 50 + len(items) // 10]
+        budget = RetryBudget(int(budget_setting) if budget_setting is not None else 50 + len(items) // 10)
         limiter = RateLimiter(float(s["requests_per_minute"] or 0))
         concurrency = min(int(s["concurrency"]), max(len(items), 1))
         gate = AdaptiveLimit(concurrency, bool(s.get("adaptive_concurrency", True)))
@@ -431,11 +444,12 @@ class HttpRunner:
                         item = queue.get_nowait()
                     except asyncio.QueueEmpty:
                         return
-                    request = self.wire.request(item)
-                    if "id" in request and ("error" in request or "p" in request):
-                        guard(request)  # refused before sending (a declared input limit)
+                    refused = self.wire.refused(item)
+                    if refused is not None:
+                        guard({"id": item.id, "error": refused})  # not sent: a declared input limit
                         continue
-                    body = json.dumps({**request, **(s.get("extra_body") or {})}, ensure_ascii=False).encode("utf-8")
+                    request = {**self.wire.request(item), **(s.get("extra_body") or {})}
+                    body = json.dumps(request, ensure_ascii=False).encode("utf-8")
                     record, config_status, message = await self._ask(session, item, body, gate, limiter, budget,
                                                                      counters, raw_log)
                     guard(record, config_status, message)

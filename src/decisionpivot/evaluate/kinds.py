@@ -35,6 +35,8 @@ KIND_MODULES = (
 
 Record = dict[str, Any]
 Emit = Callable[[Record], None]
+INPUT_RESTRICTION = "input restriction"
+"""Prefix of the error of an item the system could not take as it stands (counted on the leaderboard)."""
 
 
 @dataclass
@@ -78,10 +80,6 @@ class Setting:
 
 def _message(expected: str, value: Any) -> SettingError:
     return SettingError(f"expected {expected}, got {value!r}")
-
-
-def any_value(value: Any) -> Any:
-    return value
 
 
 def text(value: Any) -> str:

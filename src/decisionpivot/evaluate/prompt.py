@@ -76,7 +76,8 @@ def probability(value: Any, where: str) -> float:
     try:
         number = float(value)
     except OverflowError:
-        raise ReplyError(f"value for {where} is too large for a probability ({len(str(value))} digits)") from None
+        digits = int(value.bit_length() * 0.30103) + 1  # str() of a huge int raises past 4,300 digits
+        raise ReplyError(f"value for {where} is too large for a probability (about {digits} digits)") from None
     if not math.isfinite(number) or number < 0:
         raise ReplyError(f"value for {where} is not a finite non-negative number: {value!r}")
     return number

@@ -19,13 +19,13 @@ finite number in [0, 1], the record is an error naming what was wrong.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from decisionpivot.evaluate.http import INPUT_RESTRICTION, usage_fields
-from decisionpivot.evaluate.kinds import Setting, number, one_of, optional_integer
+from decisionpivot.evaluate.http import usage_fields
+from decisionpivot.evaluate.kinds import INPUT_RESTRICTION, Setting, number, one_of, optional_integer
+from decisionpivot.evaluate.prompt import ReplyError, probability
 from decisionpivot.items import Item, render_state
 
 YES, NO = "yes", "no"
@@ -33,9 +33,13 @@ ROUNDING_SLACK = 0.005
 """Largest error of rounding one probability to two decimals."""
 CHARS_PER_TOKEN = 4
 
+AnswerError = ReplyError
+"""A decision model's answer that gives no usable distribution (the chat reply's error; the message is the reason)."""
 
-class AnswerError(ValueError):
-    """A decision model's answer that does not give a usable distribution; the message is the reason."""
+
+def estimated_tokens(characters: int) -> int:
+    """Tokens of a text of this many characters, at 4 characters a token (what the limits are checked with)."""
+    return characters // CHARS_PER_TOKEN + 1
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,7 @@ def restriction(question: DecisionQuestion, settings: Mapping[str, Any]) -> str 
     limit = settings.get("context_tokens")
     if limit:
         size = len(state_text) + len(question.instructions) + sum(len(k) + len(m) + 4 for k, m in question.options)
-        estimate = size // CHARS_PER_TOKEN + 1
+        estimate = estimated_tokens(size)
         if estimate > int(limit):
             return (f"{INPUT_RESTRICTION}: about {estimate} tokens (4 characters a token), "
                     f"the declared context is {limit}")
@@ -87,15 +91,11 @@ def restriction(question: DecisionQuestion, settings: Mapping[str, Any]) -> str 
 
 
 def _probability(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise AnswerError(f"{where} is not a number: {str(value)[:60]!r}")
-    try:
-        number_value = float(value)
-    except OverflowError:
-        raise AnswerError(f"{where} is too large for a probability") from None
-    if not math.isfinite(number_value) or not -1e-9 <= number_value <= 1 + 1e-9:
+    """A probability in [0, 1] (a hair above 1 from rounding is clipped)."""
+    number_value = probability(value, where)
+    if number_value > 1 + 1e-9:
         raise AnswerError(f"{where} is not a probability in [0, 1]: {value!r}")
-    return min(1.0, max(0.0, number_value))
+    return min(1.0, number_value)
 
 
 def from_true_probability(item: Item, p_true: Any) -> dict[str, float]:
@@ -133,7 +133,7 @@ class DecisionWire:
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
         self.settings = settings
-        self.path = str(settings["path"])
+        self.path = str(settings.get("path", ""))
 
     def question(self, item: Item) -> DecisionQuestion:
         return as_question(item, str(self.settings["yes_no"]))
@@ -150,12 +150,11 @@ class DecisionWire:
         """Fields kept on the record besides the probabilities (usage, label mass)."""
         return usage_fields(body.get("usage"))
 
+    def refused(self, item: Item) -> str | None:
+        return restriction(self.question(item), self.settings)
+
     def request(self, item: Item) -> dict[str, Any]:
-        question = self.question(item)
-        refused = restriction(question, self.settings)
-        if refused:
-            return {"id": item.id, "error": refused}
-        return self.body(item, question)
+        return self.body(item, self.question(item))
 
     def parse(self, item: Item, body: Any) -> dict[str, Any]:
         if not isinstance(body, dict):

@@ -25,8 +25,8 @@ from typing import Any
 from tqdm import tqdm
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.evaluate.answers import AnswerWriter, Shard, answer_paths, is_transient
-from decisionpivot.evaluate.kinds import Record, RunCounters
+from decisionpivot.evaluate.answers import AnswerWriter, Shard, answer_paths
+from decisionpivot.evaluate.kinds import Record, RunCounters, Runner
 from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item, read_items, sha256_file
 
@@ -131,8 +131,22 @@ def permuted(item: Item, k: int) -> Item:
     return replace(item, options=tuple(order))
 
 
-def _answer(system: SystemConfig, todo: list[Item], writer: AnswerWriter, raw_path: Path, bar: Any,
-            counters: RunCounters) -> None:
+class _LazyRunner:
+    """The system's runner, built on the first task that has something to ask and kept for the others
+    (a local model is loaded once per evaluation; a fully resumed evaluation loads nothing)."""
+
+    def __init__(self, system: SystemConfig) -> None:
+        self.system = system
+        self._runner: Runner | None = None
+
+    def get(self) -> Runner:
+        if self._runner is None:
+            self._runner = self.system.spec.make_runner(self.system)
+        return self._runner
+
+
+def _answer(system: SystemConfig, runner: _LazyRunner, todo: list[Item], writer: AnswerWriter, raw_path: Path,
+            bar: Any, counters: RunCounters) -> None:
     """Answer ``todo`` with the system's runner, writing each record as it comes."""
     expected = {item.id for item in todo}
 
@@ -157,8 +171,8 @@ def _answer(system: SystemConfig, todo: list[Item], writer: AnswerWriter, raw_pa
         handles[0].flush()
 
     try:
-        runner = system.spec.make_runner(system)
-        runner.run(todo, emit, counters, raw_log)
+        if todo:
+            runner.get().run(todo, emit, counters, raw_log)
     finally:
         for handle in handles:
             handle.close()
@@ -202,6 +216,7 @@ def evaluate_system(
             how = "modified (--allow-modified-items)"
         checked[task] = (path, sha256, how)
     results = []
+    runner = _LazyRunner(system)
     for task in names:
         path, sha256, how = checked[task]
         chosen = select(read_items(path), shard, limit)
@@ -209,13 +224,13 @@ def evaluate_system(
             items = chosen if k == 0 else [permuted(item, k) for item in chosen]
             extra = {"items_check": how, "allow_modified_items": allow_modified_items,
                      "permutation": None if k == 0 else {"k": k, "of": permute_options}}
-            results.append(_run_task(system, task, path, sha256, items, runs_dir, shard, progress, restart,
+            results.append(_run_task(system, runner, task, path, sha256, items, runs_dir, shard, progress, restart,
                                      retry_errors, extra, None if k == 0 else k))
     return results
 
 
-def _run_task(system: SystemConfig, task: str, path: Path, sha256: str, chosen: list[Item], runs_dir: Path,
-              shard: Shard | None, progress: bool | None, restart: bool, retry_errors: bool,
+def _run_task(system: SystemConfig, runner: _LazyRunner, task: str, path: Path, sha256: str, chosen: list[Item],
+              runs_dir: Path, shard: Shard | None, progress: bool | None, restart: bool, retry_errors: bool,
               extra: dict[str, Any], permutation: int | None) -> TaskRun:
     answers_path, meta_path = answer_paths(runs_dir, system.name, task, shard, permutation)
     writer, done = AnswerWriter.open(answers_path, meta_path, task=task, items_file=path, items_sha256=sha256,
@@ -229,12 +244,10 @@ def _run_task(system: SystemConfig, task: str, path: Path, sha256: str, chosen: 
     label = task if permutation is None else f"{task} (option order {permutation})"
     try:
         with tqdm(total=len(todo), desc=f"{system.name} {label}", unit="item", disable=quiet, leave=False) as bar:
-            _answer(system, todo, writer, raw_path, bar, counters)
+            _answer(system, runner, todo, writer, raw_path, bar, counters)
         finished = True
     finally:
         writer.close(items=len(chosen), retries=counters.retries, finished=finished)
-    transient = sum(1 for line in answers_path.read_text(encoding="utf-8").splitlines()
-                    if '"transient"' in line and is_transient(json.loads(line)))
     name = task if permutation is None else f"{task}.perm-{permutation}"
     return TaskRun(name, len(chosen), len(chosen) - len(todo), writer.meta["answers"], writer.meta["errors"],
-                   transient, counters.retries, answers_path)
+                   writer.transient, counters.retries, answers_path)

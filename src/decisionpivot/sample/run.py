@@ -33,8 +33,8 @@ from tqdm import tqdm
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.answers import AnswerWriter, answer_paths, now
-from decisionpivot.evaluate.chat import ChatWire, content_text
-from decisionpivot.evaluate.http import HttpRunner, usage_fields
+from decisionpivot.evaluate.chat import ChatWire, completion_message, content_text
+from decisionpivot.evaluate.http import HttpRunner
 from decisionpivot.evaluate.kinds import Record, RunCounters
 from decisionpivot.evaluate.prompt import ReplyError
 from decisionpivot.evaluate.systems import SystemConfig
@@ -108,7 +108,10 @@ class SampleWire(ChatWire):
         super().__init__(system)
         self.task = task
 
-    def request(self, item: Item) -> dict[str, Any] | Record:
+    def refused(self, item: Item) -> str | None:
+        return None  # a question alone: no limit to check
+
+    def request(self, item: Item) -> dict[str, Any]:
         s = self.settings
         return {"model": s["model"], "temperature": s["temperature"], "max_tokens": s["max_tokens"],
                 "seed": int(item.id.rsplit("/", 1)[1]),
@@ -116,13 +119,9 @@ class SampleWire(ChatWire):
                              {"role": "user", "content": str(item.state)}]}
 
     def parse(self, item: Item, body: Any) -> Record:
-        if not isinstance(body, dict) or not isinstance(body.get("choices"), list) or not body["choices"] \
-                or not isinstance(body["choices"][0], dict) or not isinstance(body["choices"][0].get("message"), dict):
-            raise ValueError("malformed response body (not a chat completion)")
-        choice = body["choices"][0]
-        extra = {"closed": choice.get("finish_reason") != "length", **usage_fields(body.get("usage"))}
+        message, extra = completion_message(body)
         try:
-            text = content_text(choice["message"].get("content"))
+            text = content_text(message.get("content"))
         except ReplyError as exc:
             return {"id": item.id, "error": str(exc), **extra}
         if not text.strip():

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.evaluate.kinds import INPUT_RESTRICTION
 from decisionpivot.score.layout import TaskLayout
 
 MIN_RECORD_SHARE = (99, 100)
@@ -219,8 +220,6 @@ _OPTIONAL_FIELDS = (
     ("latency_s", {int, float}, "a non-negative number"),
     ("input_tokens", {int}, "a non-negative integer"),
 )
-INPUT_RESTRICTION = "input restriction"
-"""Prefix of the error of an item a system could not take as it stands (see decisionpivot.evaluate.http)."""
 _NUMBER_TYPES = {int, float}
 
 

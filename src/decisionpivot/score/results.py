@@ -10,11 +10,16 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from decisionpivot.score.answers import AnswerSummary
+
+if TYPE_CHECKING:
+    from decisionpivot.score.operations import SystemOperations
+    from decisionpivot.score.partial import PartialScore
+    from decisionpivot.score.robustness import OrderRobustness
 from decisionpivot.score.bootstrap import CONFIDENCE_LEVEL, percentile_interval
 
 CORE = "core"
@@ -171,12 +176,12 @@ class Scoring:
     """Bootstrap resamples per interval."""
     seed: int
     """Bootstrap seed."""
-    operations: tuple[Any, ...] = ()
-    """Per system: readout, input-restriction losses, latency, cost (score.operations.SystemOperations)."""
-    robustness: tuple[Any, ...] = ()
-    """Option-order robustness per system and family (score.robustness.OrderRobustness)."""
-    partial: tuple[Any, ...] = ()
-    """Partial scores of quick tries, not comparable (score.partial.PartialScore); empty unless asked."""
+    operations: tuple[SystemOperations, ...] = ()
+    """Per system: readout, input-restriction losses, latency, cost."""
+    robustness: tuple[OrderRobustness, ...] = ()
+    """Option-order robustness per system and family."""
+    partial: tuple[PartialScore, ...] = ()
+    """Partial scores of quick tries, not comparable; empty unless asked."""
     _index: dict[tuple[str, str, str, int | None, str], Estimate] = field(
         default_factory=dict, compare=False, repr=False
     )

@@ -108,20 +108,14 @@ class Stability:
 def balanced_subset(layout: TaskLayout) -> np.ndarray:
     """Items of the balanced subset: complete groups, the same number at every level, first in file order."""
     groups_by_level: dict[int, list[int]] = {}
-    first_seen: list[int] = []
-    for group in layout.group_index.tolist():
-        if group not in first_seen:
-            first_seen.append(group)
-    for group in first_seen:
-        members = np.flatnonzero(layout.group_index == group)
-        levels = set(layout.level[members].tolist())
-        if len(levels) == 1:
+    for group in dict.fromkeys(layout.group_index.tolist()):  # groups in file order
+        levels = set(layout.level[layout.group_index == group].tolist())
+        if len(levels) == 1:  # a contrast group sits at one level; one that does not is left out
             groups_by_level.setdefault(levels.pop(), []).append(group)
     if not groups_by_level:
         return np.zeros(layout.size, dtype=bool)
     keep = min(len(groups) for groups in groups_by_level.values())
-    chosen = {g for groups in groups_by_level.values() for g in groups[:keep]}
-    return np.isin(layout.group_index, sorted(chosen))
+    return np.isin(layout.group_index, [g for groups in groups_by_level.values() for g in groups[:keep]])
 
 
 def _draw_seeds(items: Path) -> dict[str, object]:
