@@ -50,8 +50,13 @@ def _reference_dir(value: str | bool | None) -> str | None:
     return str(value)
 
 
-def _default_items_dir(seed: int) -> Path:
-    return DEFAULT_CORE_DIR if seed == RELEASE_SEED else Path("datasets") / "fresh" / f"seed-{seed}"
+def _default_items_dir(seed: int, version: str = BENCHMARK_VERSION) -> Path:
+    """datasets/core/<version>/ for the release seed, datasets/fresh/seed-N/ (earlier versions:
+    datasets/fresh/<version>/seed-N/) for any other."""
+    if seed == RELEASE_SEED:
+        return Path("datasets") / "core" / version
+    fresh = Path("datasets") / "fresh"
+    return fresh / f"seed-{seed}" if version == BENCHMARK_VERSION else fresh / version / f"seed-{seed}"
 
 
 class DP:
@@ -85,30 +90,36 @@ class DP:
         out: str | None = None,
         jobs: int = 1,
         manifest: bool = True,
+        version: str = BENCHMARK_VERSION,
     ) -> None:
         """Draw the core items and write <out>/<family>.jsonl plus <out>/MANIFEST.json.
 
         Args:
           seed: draw seed. The default is the release seed, giving the released items byte for byte
-            in datasets/core/<version>/; any other seed draws fresh items into datasets/fresh/seed-N/.
+            in datasets/core/<version>/; any other seed draws fresh items into datasets/fresh/seed-N/
+            (datasets/fresh/<version>/seed-N/ for an earlier version).
           families: comma-separated family names (default: all registered families).
           out: output folder (default as described under seed).
           jobs: worker processes; the bytes written are the same for any number.
           manifest: also write MANIFEST.json (--nomanifest writes only the items files; `dp manifest`
             builds the manifest afterwards, as the DVC pipeline does).
+          version: core version to draw (default the current one). Earlier versions are drawn with
+            their generators as released (CHANGELOG.md says what changed), e.g. --version 1.1.
         """
-        from decisionpivot.generate.run import write_family_files
+        from decisionpivot.generate import editions
 
-        folder = Path(out) if out else _default_items_dir(int(seed))
-        written = write_family_files(
-            folder, int(seed), _names(families), jobs=int(jobs), benchmark_version=BENCHMARK_VERSION,
+        version = str(version)
+        run = editions.module(version, "run")
+        folder = Path(out) if out else _default_items_dir(int(seed), version)
+        written = run.write_family_files(
+            folder, int(seed), _names(families), jobs=int(jobs), benchmark_version=version,
             progress=int(jobs) == 1 and sys.stderr.isatty(), write_manifest=bool(manifest),
         )
-        print(f"wrote {folder}/ (seed {seed})")
+        print(f"wrote {folder}/ (core {version}, seed {seed})")
         self._print_manifest(folder, written)
 
     def manifest(self, items: str | None = None, seed: int = RELEASE_SEED,
-                 families: str | Sequence[str] | None = None) -> None:
+                 families: str | Sequence[str] | None = None, version: str = BENCHMARK_VERSION) -> None:
         """Write <items>/MANIFEST.json (counts, SHA-256, seed) from the items files already there.
 
         Gives the same bytes as `dp generate` would for those files; the DVC pipeline draws one
@@ -118,11 +129,14 @@ class DP:
           items: items folder (default datasets/core/<version>, or datasets/fresh/seed-N/ for other seeds).
           seed: the seed the files were drawn with (recorded in the manifest).
           families: comma-separated family names (default: every registered family with a file there).
+          version: core version of the files (default the current one; e.g. 1.1 for a draw of --version 1.1).
         """
-        from decisionpivot.generate.run import rebuild_manifest
+        from decisionpivot.generate import editions
 
-        folder = Path(items) if items else _default_items_dir(int(seed))
-        written = rebuild_manifest(folder, int(seed), _names(families), benchmark_version=BENCHMARK_VERSION)
+        version = str(version)
+        run = editions.module(version, "run")
+        folder = Path(items) if items else _default_items_dir(int(seed), version)
+        written = run.rebuild_manifest(folder, int(seed), _names(families), benchmark_version=version)
         print(f"wrote {folder}/MANIFEST.json (seed {seed})")
         self._print_manifest(folder, written)
 

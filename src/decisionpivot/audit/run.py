@@ -6,8 +6,9 @@ figures: uniform-guess item accuracy (mean 1/|O|), the majority gold position's 
 uniform-guess pair accuracy. A probe's *margin* is its item accuracy minus the larger of the two
 item baselines. The gate (``--strict``) fails when a probe's margin or a heuristic's pair accuracy
 exceeds the limits in ``params.yaml`` (section ``audit``), or a hygiene rule fails: a repeated
-state, a near-duplicate state across contrast groups, or unbalanced answer classes or gold
-positions (chi-square p-value below the limit).
+state, a near-duplicate state across contrast groups, unbalanced answer classes or gold
+positions (chi-square p-value below the limit), or any text finding (doubled words, number
+agreement, articles, spelling, misplaced function words; :mod:`decisionpivot.audit.text`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from scipy.stats import chisquare
 from sklearn.feature_extraction.text import HashingVectorizer
 
 from decisionpivot.audit.probes import PROBES, gold_position, probe_predictions
+from decisionpivot.audit.text import KINDS, text_report
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.items import Item, atomic_write_bytes, render_state
 
@@ -201,6 +203,11 @@ def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristi
         report["failures"].append(f"{report['hygiene']['repeated_states']} repeated state(s)")
     if report["hygiene"]["near_duplicates"]:
         report["failures"].append(f"{report['hygiene']['near_duplicates']} near-duplicate state pair(s) across groups")
+    report["text"] = text_report(items)
+    if report["text"]["findings"]:
+        kinds = ", ".join(f"{k} {n}" for k, n in report["text"]["by_kind"].items() if n)
+        report["failures"].append(f"{report['text']['findings']} text finding(s) in {report['text']['items_affected']} "
+                                  f"item(s): {kinds}")
     return report
 
 
@@ -270,6 +277,16 @@ def render_markdown(payload: Mapping[str, Any]) -> str:
         for level in sorted(next(iter(r["probes"].values()))["levels"]):
             cells = [_pct(r["probes"][p]["levels"][level]["item_accuracy"]) for p in probe_names]
             lines.append(f"| {r['family']} | {level} | " + " | ".join(cells) + " |")
+    lines += ["", "## Text hygiene (findings per kind; the gate allows none)", "",
+              "| family | items affected | " + " | ".join(KINDS) + " |", "|---|---:|" + "---:|" * len(KINDS)]
+    for r in payload["families"]:
+        counts = r["text"]["by_kind"]
+        lines.append(f"| {r['family']} | {r['text']['items_affected']} | " + " | ".join(str(counts[k]) for k in KINDS)
+                     + " |")
+    quoted = [f"- {r['family']}, {kind}: " + "; ".join(examples) for r in payload["families"]
+              for kind, examples in r["text"]["examples"].items()]
+    if quoted:
+        lines += ["", "Examples:", "", *quoted]
     failures = [f"- {r['family']}: {f}" for r in payload["families"] for f in r["failures"]]
     lines += ["", "## Gate", "", "PASSED: no probe, heuristic or hygiene rule exceeds its limit." if not failures
               else "FAILED:", *failures, ""]

@@ -14,7 +14,7 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.generate.family import FamilySpec
 
 _FAMILIES: dict[str, FamilySpec] = {}
-_NOT_FAMILIES = {"common", "family", "registry", "run"}
+_NOT_FAMILIES = {"archive", "common", "editions", "family", "registry", "run"}
 
 
 def register(spec: FamilySpec) -> FamilySpec:

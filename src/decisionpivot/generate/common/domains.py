@@ -35,7 +35,7 @@ DOMAINS: tuple[Domain, ...] = (
            ("admissions", "pharmacy", "radiology", "billing"), ("referral", "discharge note", "lab order"), "CHF"),
     Domain("retail", "home-goods retail", ("kettle", "desk lamp", "storage box", "wool blanket"),
            ("purchasing", "stores", "returns", "marketing"), ("receipt", "price list", "stock report"), "SEK"),
-    Domain("software", "software services", ("license seat", "build agent", "support plan", "dev board"),
+    Domain("software", "software services", ("license seat", "build agent", "support plan", "development board"),
            ("platform", "security", "support", "sales"), ("ticket", "release note", "incident report"), "USD"),
     Domain("finance", "credit and payments", ("card reader", "safe deposit box", "cash counter", "pin pad"),
            ("lending", "compliance", "treasury", "audit"), ("statement", "loan file", "audit memo"), "GBP"),

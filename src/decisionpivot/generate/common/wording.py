@@ -25,6 +25,16 @@ def join_words(words: Sequence[str], conjunction: str = "and") -> str:
     return ", ".join(words[:-1]) + f" {conjunction} " + words[-1]
 
 
+def a_or_an(phrase: str) -> str:
+    """``phrase`` with its indefinite article: ``an adult education firm``, ``a home-goods shop``.
+
+    By the first letter, which is right for every phrase the families use (none starts with a silent
+    ``h``, a ``u`` read as ``you`` or an ``o`` read as ``w``); dp audit's article check, which judges
+    by sound, holds every draw to it.
+    """
+    return f"an {phrase}" if phrase[:1].lower() in "aeiou" else f"a {phrase}"
+
+
 def numbered(lines: Sequence[str], start: int = 1) -> list[str]:
     """``1. first``, ``2. second``, ..."""
     return [f"{i}. {line}" for i, line in enumerate(lines, start=start)]

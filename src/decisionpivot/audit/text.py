@@ -1,0 +1,285 @@
+"""Text hygiene: the defects a careful writer would not publish, counted per item, as part of `dp audit`.
+
+The paper screened every item for textual quality before each version (its Table E2). This module is
+that screen, run over every string a reader sees: the state (for structured states, every string
+value; keys are field names), the question and the option labels. It finds five kinds of defect:
+
+* ``doubled``: a word or a two-word phrase written twice in a row ("front desk desk", "at at",
+  "fragile on fragile on").
+* ``agreement``: a count that disagrees with its noun ("1 people", "at least 1 days").
+* ``article``: "a" before a vowel sound or "an" before a consonant sound ("a adult", "a infusion"),
+  judged by inflect's rules for the indefinite article.
+* ``spelling``: a word that the British English Hunspell dictionary (SCOWL's en_GB-ise, from the
+  ``dictionary-en-gb`` package, see ``dictionary/SOURCE.json``) does not know ("syllabuss").
+* ``grammar``: a function word where no careful writer puts one: an article, possessive or
+  conjunction that ends a sentence, or an article followed by an article, preposition or conjunction
+  ("a after", "a on") — the marks of filler assembled from single words instead of phrases.
+
+Invented names and identifiers are exempt by construction, never by a list of exceptions:
+
+* an identifier is a token with a digit, an underscore, an operator character or a dot inside
+  (``INV-1014.txt``, ``line_id``, ``>=2.0``), a token with two capitals or an inner capital
+  (``SEK``, ``MWh``), a field name (a lowercase word written right before a colon, ``billing:``,
+  ``"enum":``), or a key of a structured state;
+* an invented name is a word the name generator of ``generate/common/names.py`` can spell: two or
+  three of its syllables, in lower case as it writes invented words, or capitalised with at most one
+  letter changed (names and their look-alikes).
+
+A finding names the item, the kind, the text around it and where it is (``state``, ``question``,
+``option b``). The gate (``dp audit --strict``) fails on any finding.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from decisionpivot.items import Item
+
+DICTIONARY = Path(__file__).with_name("dictionary") / "en_GB"
+"""Path stem of the Hunspell files (``en_GB.aff``, ``en_GB.dic``)."""
+
+KINDS = ("doubled", "agreement", "article", "spelling", "grammar")
+"""The kinds of text finding, in report order."""
+
+EXAMPLES = 5
+"""Findings quoted per family and kind in the report."""
+
+ARTICLES = frozenset({"a", "an", "the"})
+DETERMINERS = ARTICLES | {"its", "their", "our", "your", "his", "her", "every", "each", "this", "these", "those"}
+PREPOSITIONS = frozenset({
+    "about", "above", "after", "against", "at", "before", "behind", "below", "beneath", "beside", "between",
+    "by", "during", "for", "from", "in", "inside", "into", "near", "of", "off", "on", "onto", "over", "past",
+    "through", "to", "towards", "under", "until", "upon", "via", "with", "within", "without",
+})
+CONJUNCTIONS = frozenset({"and", "or", "but", "nor", "because", "although", "unless", "whereas"})
+"""Closed word classes of English grammar (the grammar check's vocabulary, not exemptions)."""
+
+PREFIXES = frozenset({"pre", "re", "co", "non", "sub", "multi", "anti", "semi", "self", "cross", "post"})
+"""Bound prefixes written with a hyphen (``pre-release``, ``co-signed``): the dictionary lists words, not prefixes."""
+
+
+@dataclass(frozen=True)
+class TextFinding:
+    """One text defect in one item."""
+
+    item: str
+    """Id of the item."""
+    kind: str
+    """One of :data:`KINDS`."""
+    text: str
+    """The defective words with a few words of context."""
+    where: str
+    """``state``, ``question`` or ``option <key>``."""
+
+
+@cache
+def _dictionary() -> Any:
+    from spylls.hunspell import Dictionary
+
+    return Dictionary.from_files(str(DICTIONARY))
+
+
+@cache
+def _inflect() -> Any:
+    import inflect
+
+    return inflect.engine()
+
+
+@cache
+def known_word(word: str) -> bool:
+    """True when the en_GB dictionary knows ``word`` (as written, or lower-cased at a sentence start)."""
+    dictionary = _dictionary()
+    return bool(dictionary.lookup(word) or (word[:1].isupper() and dictionary.lookup(word.lower())))
+
+
+@cache
+def _invented_name_pattern() -> re.Pattern[str]:
+    from decisionpivot.generate.common import names
+
+    def alternatives(parts: Sequence[str]) -> str:
+        return "|".join(sorted({p for p in parts if p}, key=lambda p: (-len(p), p)))
+
+    syllable = f"(?:{alternatives(names.ONSETS)})(?:{alternatives(names.NUCLEI)})(?:{alternatives(names.CODAS)})?"
+    return re.compile(f"(?:{syllable}){{2,3}}")
+
+
+@cache
+def invented_name(word: str) -> bool:
+    """True when the name generator can spell ``word``: lower case as it makes it (``NameForge.word``), or
+    capitalised with at most one letter changed (names and their look-alikes)."""
+    if not (word.isalpha() and word[1:].islower()):
+        return False
+    pattern = _invented_name_pattern()
+    lower = word.lower()
+    if pattern.fullmatch(lower):
+        return True
+    if word.islower():
+        return False
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return any(pattern.fullmatch(lower[:i] + c + lower[i + 1:]) for i in range(1, len(lower)) for c in letters
+               if c != lower[i])
+
+
+_IDENTIFIER = re.compile(r"[\d_@=<>~^+#*\\]|\w\.\w|[a-z][A-Z]|[A-Z].*[A-Z]")
+_FIELD_NAME = re.compile(r'"?[a-z][a-z_-]*"?:')
+_WORD = re.compile(r"[A-Za-z]+(?:['’][a-z]+)?")
+
+
+def _words_to_check(token: str) -> Iterator[str]:
+    """The words of one whitespace-delimited token that the dictionary must know (identifiers give none)."""
+    token = token.strip(".,;:!?()[]{}\"'“”‘’|")
+    for part in token.split("/"):  # folders and alternatives: every part is a word of its own
+        if not part or _IDENTIFIER.search(part):
+            continue
+        pieces = [p for p in part.split("-") if p]
+        if len(pieces) > 1 and pieces[0].lower() in PREFIXES:
+            pieces = pieces[1:]
+        for piece in pieces:
+            yield from _WORD.findall(piece)
+
+
+def misspelled(text: str) -> list[str]:
+    """Words of ``text`` that are neither identifiers, invented names nor in the dictionary."""
+    out = []
+    for match in re.finditer(r"\S+", text):
+        token = match.group()
+        if _FIELD_NAME.fullmatch(token):  # a field name (``billing:``, ``"enum":``)
+            continue
+        for word in _words_to_check(token):
+            bare = re.sub(r"['’]s$", "", word)
+            if len(bare) < 2 or _IDENTIFIER.search(bare) or known_word(bare) or invented_name(bare):
+                continue
+            out.append(word)
+    return out
+
+
+_DOUBLED = re.compile(r"\b([A-Za-z]+(?: [A-Za-z]+)?) \1\b", re.IGNORECASE)
+
+
+def doubled(text: str) -> list[str]:
+    """Words or two-word phrases written twice in a row on one line."""
+    return [m.group(0) for m in _DOUBLED.finditer(text)]
+
+
+_COUNT_NOUN = re.compile(r"(?<![\d.,:/-])\b(\d+) ([a-z]+)\b(?![\d.:/-])")
+
+
+def _plural(word: str) -> bool:
+    """True when ``word`` is the plural of another dictionary word (``people``, ``days``; not ``status``)."""
+    singular = _inflect().singular_noun(word)
+    return bool(singular) and singular != word and known_word(singular)
+
+
+def agreement(text: str) -> list[str]:
+    """A count of one written with a plural noun ("1 people", "1 days")."""
+    return [m.group(0) for m in _COUNT_NOUN.finditer(text) if m.group(1) == "1" and _plural(m.group(2))]
+
+
+_ARTICLE = re.compile(r"(?:(?<=^)|(?<=[\s(\"“]))(a|an|A|An) ([A-Za-z][\w-]*)")
+
+
+def article(text: str) -> list[str]:
+    """An indefinite article that does not fit the sound of the next word ("a adult", "an pallet").
+
+    A capital ``A`` that is not at a sentence start is a label (``ledger A``, ``version A is``), and one
+    followed by a capitalised word or a function word is taken as a label too.
+    """
+    out = []
+    for m in _ARTICLE.finditer(text):
+        art, word = m.group(1), m.group(2)
+        if art[0] == "A":
+            before = text[:m.start()].rstrip(" \"“(")
+            if (before and before[-1] not in ".!?:\n") or not word[0].islower() or word in _FUNCTION_WORDS:
+                continue
+        if _IDENTIFIER.search(word) or word.isupper():
+            continue
+        wanted = _inflect().a(word).split(" ", 1)[0].lower()
+        if wanted != art.lower():
+            out.append(m.group(0))
+    return out
+
+
+_FUNCTION_WORDS = DETERMINERS | PREPOSITIONS | CONJUNCTIONS | {"is", "was", "has", "had", "may", "must", "only"}
+_SENTENCE_END = re.compile(r"\b([A-Za-z]+)(?=[.!?;]\s|[.!?;]$|\s*\n|$)")
+_ARTICLE_BEFORE_FUNCTION = re.compile(r"\b(a|an|the|A|An|The) ([a-z]+)\b")
+
+
+def grammar(text: str) -> list[str]:
+    """Function words out of place: a sentence that ends in an article, possessive or conjunction, or an
+    article directly followed by an article, a preposition or a conjunction ("a after", "the on")."""
+    out = []
+    for m in _ARTICLE_BEFORE_FUNCTION.finditer(text):
+        if m.group(2) in ARTICLES | PREPOSITIONS | CONJUNCTIONS:
+            if m.group(1)[0] == "A" and m.group(1) == "A" and not _sentence_start(text, m.start()):
+                continue  # ledger A and B, version A on ...: a label
+            out.append(m.group(0))
+    for m in _SENTENCE_END.finditer(text):
+        word = m.group(1)
+        if word.lower() in DETERMINERS | CONJUNCTIONS and word not in ("A", "B"):
+            start = max(0, m.start() - 30)
+            out.append(text[start:m.end()].rsplit("\n", 1)[-1])
+    return out
+
+
+def _sentence_start(text: str, at: int) -> bool:
+    before = text[:at].rstrip(" \"“(")
+    return not before or before[-1] in ".!?:\n"
+
+
+CHECKS = {"doubled": doubled, "agreement": agreement, "article": article, "spelling": misspelled,
+          "grammar": grammar}
+"""Kind -> check; every check returns the offending spans of one text."""
+
+
+def reader_texts(item: Item) -> Iterator[tuple[str, str]]:
+    """``(where, text)`` for every string a reader of the item sees."""
+    if isinstance(item.state, str):
+        yield "state", item.state
+    else:
+        for text in _string_values(item.state):
+            yield "state", text
+    yield "question", item.question
+    for option in item.options:
+        yield f"option {option.key}", option.meaning
+
+
+def _string_values(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for sub in value.values():
+            yield from _string_values(sub)
+    elif isinstance(value, list | tuple):
+        for sub in value:
+            yield from _string_values(sub)
+
+
+def text_findings(items: Sequence[Item]) -> list[TextFinding]:
+    """Every text finding of ``items``, in item order, then by place and kind."""
+    findings = []
+    for item in items:
+        for where, text in reader_texts(item):
+            for line in text.split("\n"):
+                for kind, check in CHECKS.items():
+                    findings.extend(TextFinding(item.id, kind, span, where) for span in check(line))
+    return findings
+
+
+def text_report(items: Sequence[Item]) -> dict[str, Any]:
+    """Counts per kind, the items affected and a few quoted findings per kind (for audit.json)."""
+    findings = text_findings(items)
+    counts = Counter(f.kind for f in findings)
+    examples: dict[str, list[str]] = {}
+    for f in findings:
+        quoted = examples.setdefault(f.kind, [])
+        if len(quoted) < EXAMPLES and all(not q.endswith(f'"{f.text}"') for q in quoted):
+            quoted.append(f'{f.item} ({f.where}): "{f.text}"')
+    return {"findings": len(findings), "items_affected": len({f.item for f in findings}),
+            "by_kind": {k: counts.get(k, 0) for k in KINDS}, "examples": examples}
