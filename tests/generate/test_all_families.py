@@ -77,3 +77,13 @@ def test_case_difference_finds_changed_paths() -> None:
     b = {"rows": [{"org": "A", "v": 1}, {"org": "B", "v": 3}], "x": 1}
     assert case_difference(a, b) == {"rows/1/v"}
     assert case_difference(a, {**a, "y": 2}) == {"y"}
+
+
+def test_no_text_findings_in_the_release_or_a_fresh_draw(family_name: str) -> None:
+    """Core 1.2: dp audit's text check finds nothing (doubled words, agreement, articles, spelling, grammar)."""
+    from decisionpivot.audit.text import text_findings
+
+    for seed in (None, 7):
+        draw = cached_draw(family_name) if seed is None else cached_draw(family_name, seed)
+        findings = text_findings(draw.items)
+        assert not findings, f"{family_name} seed {draw.seed}: {len(findings)} findings, e.g. {findings[:3]}"

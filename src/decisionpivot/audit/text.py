@@ -168,11 +168,13 @@ def doubled(text: str) -> list[str]:
     return [m.group(0) for m in _DOUBLED.finditer(text)]
 
 
-_COUNT_NOUN = re.compile(r"(?<![\d.,:/-])\b(\d+) ([a-z]+)\b(?![\d.:/-])")
+_COUNT_NOUN = re.compile(r"(?<![\d.,:/-])\b(\d+) ([a-z]+)\b")
 
 
 def _plural(word: str) -> bool:
     """True when ``word`` is the plural of another dictionary word (``people``, ``days``; not ``status``)."""
+    if word.endswith(("ss", "us", "is")):  # class, status, analysis: singulars that end like plurals
+        return False
     singular = _inflect().singular_noun(word)
     return bool(singular) and singular != word and known_word(singular)
 
