@@ -192,3 +192,41 @@ def test_config_validate_errors(change: dict[str, Any], message: str) -> None:
     config = dataclasses.replace(C.ClauseChangeConfig(), **change)
     with pytest.raises(ValueError, match=message):
         config.validate()
+
+
+# --- 1.2 text revision ----------------------------------------------------------------------------------
+
+
+def test_no_force_majeure_no_doubled_at_and_people_agree() -> None:
+    for item in cached_draw(C.NAME).items:
+        assert isinstance(item.state, str)
+        assert "majeure" not in item.state, item.id
+        assert "at at " not in item.state, item.id
+        assert ": 1 people" not in item.state, item.id
+
+
+def test_articles_before_goods() -> None:
+    for item in cached_draw(C.NAME).items:
+        assert isinstance(item.state, str)
+        assert not re.search(r"\ba [aeiou]", item.state), item.id
+
+
+def test_storage_deposit_and_booking_topics_fit_their_domains() -> None:
+    assert "retail" not in C.TOPIC_BY_KEY["storage"].domains
+    assert set(C.TOPIC_BY_KEY["deposit"].domains) <= {"hospitality", "education"}
+    assert set(C.TOPIC_BY_KEY["lead"].domains) <= {"hospitality", "education"}
+    for item in cached_draw(C.NAME).items:
+        assert isinstance(item.state, str)
+        for noun in ("syllabus", "support plan", "license seat", "kitchen department", "front desk"):
+            assert noun not in item.state, (item.id, noun)
+
+
+def test_the_customer_places_orders_and_holds_events() -> None:
+    for _plan, group in built_groups(C.NAME):
+        case = group.members[0].case
+        if case["topic"] in ("order", "deposit", "guests", "lead", "term", "outage", "loan"):
+            customer = re.search(r"(?:with|and) ([A-Z][a-z]+ [A-Z][a-z]+) \(customer\)|^[A-Z][a-z]+ [A-Z][a-z]+ and "
+                                 r"([A-Z][a-z]+ [A-Z][a-z]+) are revising", case["intro"])
+            assert customer is not None, case["intro"]
+            named = case["point"] + case["fact"]["context"]
+            assert (customer.group(1) or customer.group(2)) in named, (case["intro"], named)

@@ -193,3 +193,59 @@ def test_default_config_is_valid() -> None:
     tv.ToolcallValidConfig().validate()
     assert tv.QUESTION == "Is the proposed call correct for the request under this schema?"
     assert [o.key for o in tv.OPTIONS] == ["yes", "no"]
+
+
+# --- 1.2 text revision ----------------------------------------------------------------------------------
+
+
+def _requests(item: Item) -> list[str]:
+    """The current request and the earlier messages of an item."""
+    assert isinstance(item.state, str)
+    lines = item.state.splitlines()
+    return [line for line in lines if line.startswith(('"', "- "))]
+
+
+def test_no_enum_in_prose_and_no_sku_key() -> None:
+    import re
+
+    for item in cached_draw(NAME).items:
+        assert isinstance(item.state, str)
+        prose = item.state.replace('"enum":', "")
+        assert not re.search(r"\benum\b", prose), item.id
+        assert '"sku"' not in item.state, item.id
+
+
+def test_language_values_are_capitalised() -> None:
+    languages = next(p for t in tv.TOOLS for p in t.props if p.key == "language").params
+    assert all(value[0].isupper() for value in languages)
+
+
+def test_relative_dates_never_follow_use_or_set_to() -> None:
+    import re
+
+    relative = r"(?:in \d+ days?|tomorrow|the day after tomorrow|next [A-Z][a-z]+day|a week from today|" \
+               r"two weeks from today|\d+ days? after the)"
+    seam = re.compile(rf"(?:, use|set the [a-z -]+ to) {relative}")
+    for seed in (20261008, 1, 2):
+        for item in cached_draw(NAME, seed).items:
+            for line in _requests(item):
+                assert not seam.search(line), (item.id, line)
+
+
+def test_countable_yes_no_things_take_an_article() -> None:
+    import re
+
+    bare = re.compile(r"\b(?:I want|I don't want|With|Without) (?:" +
+                      "|".join(o.split(" ", 1)[1] for o in tv.BOOL_OBJECTS.values()) + r")\b")
+    for item in cached_draw(NAME).items:
+        for line in _requests(item):
+            assert not bare.search(line), (item.id, line)
+
+
+def test_counts_of_one_take_the_singular() -> None:
+    assert tv._measure_text(1, "minutes") == "1 minute"
+    assert tv._measure_text(2, "minutes") == "2 minutes"
+    assert tv._days(1) == "day"
+    for item in cached_draw(NAME).items:
+        assert isinstance(item.state, str)
+        assert " 1 days" not in item.state and " 1 minutes" not in item.state, item.id

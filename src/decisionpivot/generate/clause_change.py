@@ -47,6 +47,13 @@ Version history:
 * 1.0 - first release.
 * 1.1 - boundary values balanced between gap and outside members, irrelevant changes and rewordings
   at levels 2-3, exclusive/inclusive wording switches at level 3.
+* 1.2 - text revision (issue 14): "Events beyond control" for "Force majeure", "1 person",
+  "an inverter" (wording.a_or_an), no "stay at at most"; plausible pairings: storage temperatures
+  only for freight, clinics and hotels (not kettles), deposits and group bookings only in hotels and
+  education, invoices quote records they can quote (a waybill, not a syllabus), departments that
+  consent and name contacts (no kitchen or front desk), warranties on hardware (no "support plan"),
+  party names that suit their role, and the point at issue names the customer where only the
+  customer can be meant (orders, deposits, events, credits). Layout, boundaries and answers unchanged.
 """
 
 from __future__ import annotations
@@ -60,13 +67,13 @@ from typing import Any
 from decisionpivot.generate.common.domains import DOMAIN_BY_NAME, DOMAINS
 from decisionpivot.generate.common.formatting import grouped, long_date
 from decisionpivot.generate.common.names import NameForge
-from decisionpivot.generate.common.wording import pick
+from decisionpivot.generate.common.wording import a_or_an, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "clause_change"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Does the change between the two versions alter the answer to the point at issue?"
 OPTIONS = (
     Option("same", "both versions give the same answer to the point at issue"),
@@ -137,17 +144,17 @@ TOPICS = (
           ("Does the deposit paid by {party} secure the booking under the agreement?",
            "Is the booking of {party} secured by the deposit it paid?"),
           "paid by {party}", (5, 25), (30, 60), 5,
-          ("hospitality", "finance", "education", "retail")),
+          ("hospitality", "education")),
     Topic("storage", "Storage conditions", "Storage conditions, upper temperature", "storage temperature",
           "degrees Celsius",
           ("Goods must be kept at a storage temperature of {limit}.",
            "The storage temperature of the goods may not drop: it must be {limit}."),
-          ("The storage temperature must stay at {limit}.",
+          ("The storage temperature may not rise: it must be {limit}.",
            "Goods count as properly stored only at a storage temperature of {limit}."),
           ("Was consignment {ref} stored as the agreement requires?",
            "Did {other} store consignment {ref} in line with the agreement?"),
           "consignment {ref}, as logged", (1, 6), (8, 16), 1,
-          ("logistics", "healthcare", "retail", "hospitality")),
+          ("logistics", "healthcare", "hospitality")),
     Topic("shift", "Standard rate", "Standard rate, long shifts", "shift length", "hours",
           ("A shift is billed at the standard rate only if its shift length is {limit}.",
            "The standard rate applies to shifts with a shift length of {limit}."),
@@ -166,7 +173,7 @@ TOPICS = (
           ("Must the group booking made by {party} be accepted under the agreement?",
            "Is {other} bound to accept the group booking of {party}?"),
           "group booking of {party} for {date}", (7, 30), (90, 360), 5,
-          ("hospitality", "education", "logistics")),
+          ("hospitality", "education")),
     Topic("term", "Reduced rate", "Reduced rate, longest term", "contract term", "months",
           ("The reduced rate applies to contracts with a contract term of {limit}.",
            "A contract qualifies for the reduced rate only if its contract term is {limit}."),
@@ -258,15 +265,15 @@ DISTRACTORS: tuple[tuple[str, tuple[str, str], tuple[int, int, int] | None], ...
                   "Court proceedings may start only {n} days after a mediation has begun."), (15, 90, 5)),
     ("Invoices", ("Each invoice must quote the {document} number.",
                   "The {document} number must appear on every invoice."), None),
-    ("Force majeure", ("A party hindered by events beyond its control for more than {n} days may suspend "
+    ("Events beyond control", ("A party hindered by events beyond its control for more than {n} days may suspend "
                        "performance.",
                        "Performance may be suspended once events beyond a party's control last more than {n} "
                        "days."), (10, 60, 5)),
     ("Assignment", ("Neither party may transfer this agreement without the other's written consent.",
                     "This agreement may be transferred only with the written consent of the other party."),
      None),
-    ("Complaints", ("Complaints about a {good} are answered within {n} working days.",
-                    "A complaint about a {good} receives an answer within {n} working days."), (2, 10, 1)),
+    ("Complaints", ("Complaints about {a_good} are answered within {n} working days.",
+                    "A complaint about {a_good} receives an answer within {n} working days."), (2, 10, 1)),
     ("Contacts", ("Each party names a contact person in its {department} department.",
                   "Both parties appoint a contact person in their {department} departments."), None),
     ("Records", ("Each party keeps its {document} records for {n} years.",
@@ -274,6 +281,56 @@ DISTRACTORS: tuple[tuple[str, tuple[str, str], tuple[int, int, int] | None], ...
     ("Amendments", ("Amendments are valid only in writing and signed by both parties.",
                     "Changes to this agreement must be written and signed by both parties."), None),
 )
+
+GOODS = {
+    "logistics": ("pallet jack", "cargo strap", "shipping crate", "handheld scanner"),
+    "healthcare": ("infusion stand", "examination lamp", "wheelchair", "thermometer"),
+    "retail": ("kettle", "desk lamp", "storage box", "wool blanket"),
+    "software": ("development board", "network switch", "server rack", "laptop"),
+    "finance": ("card reader", "cash counter", "PIN pad", "payment terminal"),
+    "education": ("projector", "lab kit", "textbook set", "tablet"),
+    "energy": ("smart meter", "inverter", "cable drum", "transformer"),
+    "hospitality": ("banquet table", "espresso machine", "room safe", "linen set"),
+}
+"""Things supplied under each agreement that carry a warranty and draw complaints: the domains' goods,
+except that software supplies hardware here (a warranty on a "support plan" or "license seat" is no
+contract a reader believes) and a PIN is written in capitals."""
+DOCUMENTS = {
+    "logistics": ("waybill", "delivery note"), "healthcare": ("referral", "lab order"),
+    "retail": ("purchase order", "delivery note"), "software": ("ticket", "purchase order"),
+    "finance": ("loan file", "payment order"), "education": ("enrolment form", "course booking"),
+    "energy": ("work order", "meter"), "hospitality": ("reservation", "event order"),
+}
+"""Records that an invoice quotes by number and that parties keep and audit ("Each invoice must quote the
+waybill number"); the domains' lists also hold a syllabus, a price list and an audit memo, which no
+invoice quotes."""
+DEPARTMENTS = {
+    "logistics": ("dispatch", "customs", "fleet"), "healthcare": ("admissions", "billing", "pharmacy"),
+    "retail": ("purchasing", "returns", "stores"), "software": ("platform", "security", "sales"),
+    "finance": ("lending", "compliance", "treasury"), "education": ("admissions", "exams", "facilities"),
+    "energy": ("grid operations", "metering", "field service"), "hospitality": ("events", "sales", "purchasing"),
+}
+"""Departments that consent to subcontracting and name contact persons for an agreement (not a kitchen or
+a front desk)."""
+ORG_KINDS = {
+    "provider": {
+        "logistics": ("Logistics", "Supply", "Networks", "Group"), "healthcare": ("Group", "Partners", "Institute"),
+        "retail": ("Supply", "Trading", "Works"), "software": ("Labs", "Systems", "Networks", "Analytics"),
+        "finance": ("Partners", "Holdings", "Group"), "education": ("Institute", "Collective", "Partners"),
+        "energy": ("Works", "Systems", "Networks", "Group"), "hospitality": ("Group", "Collective", "Holdings"),
+    },
+    "customer": {name: ("Group", "Partners", "Holdings", "Trading", "Cooperative", "Collective", "Studio",
+                        "Works") for name in AGREEMENTS},
+}
+"""Name endings of the two parties: a provider's suits what it provides (1.1 had a "Logistics" firm
+providing training)."""
+
+def _suited(organisation: str, kinds: tuple[str, ...]) -> str:
+    """The organisation's invented stem with an ending from ``kinds``, chosen by the stem itself so that
+    the draw's random stream stays as in 1.1."""
+    stem = organisation.rsplit(" ", 1)[0]
+    return f"{stem} {kinds[sum(map(ord, stem)) % len(kinds)]}"
+
 
 INTRO = (
     "Two versions of the {agreement} between {provider} (provider) and {customer} (customer).",
@@ -318,9 +375,9 @@ FACT_EXTRAS = (
     "Contact person at {customer}: {person}",
     "Agreement start date: {start}",
     "Warranty claims this year: {small}",
-    "Staff of the {department} department assigned to the agreement: {small} people",
+    "Staff of the {department} department assigned to the agreement: {staff}",
     "Last audit of the {document} records: {day}",
-    "Days since the last price review: {days} days",
+    "Time since the last price review: {days} days",
 )
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")
@@ -431,8 +488,11 @@ def _sample_case(rng: random.Random, level: int, loose: str, config: ClauseChang
     topic = pick(rng, TOPICS)
     domain = DOMAIN_BY_NAME[pick(rng, topic.domains)]
     forge = NameForge(rng)
-    provider, customer = forge.organisation(), forge.organisation()
+    provider, customer = (_suited(forge.organisation(), ORG_KINDS[role][domain.name])
+                          for role in ("provider", "customer"))
     party = pick(rng, (provider, customer))
+    if topic.key != "notice":  # the customer places orders, pays deposits, holds events, is owed credits
+        party = customer
     other = customer if party == provider else provider
     currency = domain.currency
     limits = _sample_limits(rng, topic, loose, config.exclusive_switch[level - 1])
@@ -449,8 +509,9 @@ def _sample_case(rng: random.Random, level: int, loose: str, config: ClauseChang
     changed = set(rng.sample(numbered, min(len(numbered), config.irrelevant_changes[level - 1])))
     rest = [i for i in picks if i not in changed]
     reworded = set(rng.sample(rest, min(len(rest), config.rewordings[level - 1])))
-    fill = {"good": pick(rng, domain.goods), "document": pick(rng, domain.documents),
-            "department": pick(rng, domain.departments), "currency": currency}
+    good = pick(rng, GOODS[domain.name])
+    fill = {"good": good, "a_good": a_or_an(good), "document": pick(rng, DOCUMENTS[domain.name]),
+            "department": pick(rng, DEPARTMENTS[domain.name]), "currency": currency}
     clauses: list[dict[str, Any]] = []
     for i in picks:
         heading, variants, figure = DISTRACTORS[i]
@@ -493,8 +554,10 @@ def _sample_case(rng: random.Random, level: int, loose: str, config: ClauseChang
     elif rng.random() < 0.5:
         rules.append(pick(rng, RULE_EXACT))
     extras = rng.sample(FACT_EXTRAS, config.extra_facts[level - 1])
+    staff = rng.randint(1, 12)
     extra_lines = [e.format(month=pick(rng, MONTHS), money=grouped(rng.randrange(500, 90000)),
                             currency=currency, small=rng.randint(1, 12), customer=customer,
+                            staff="1 person" if staff == 1 else f"{staff} people",
                             person=forge.person(),
                             start=long_date(start), department=fill["department"], document=fill["document"],
                             day=long_date(start + dt.timedelta(days=rng.randrange(30, 400))),

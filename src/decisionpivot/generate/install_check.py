@@ -41,6 +41,10 @@ Version history:
 * 1.0 - first release.
 * 1.1 - boundary pins (exactly at the bound vs the next version), text-comparison traps in both
   members, pre-release rule, added-pin conflicts.
+* 1.2 - text revision (issue 14): runtime "Kvillet" (spelt by the name grammar) instead of the
+  unspellable "Quillet", the index column "requires" instead of "deps", technical teams (no front
+  desk installs build tools), no "a adult education organisation", organisation names that suit the
+  domain. Pins, pair types and answers are unchanged; the solver reads both the 1.1 and 1.2 tables.
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "install_check"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Does the proposed set install cleanly in the target environment?"
 OPTIONS = (
     Option("yes", "every dependency is pinned within its range, every requirement holds and no conflict "
@@ -72,13 +76,46 @@ VARIATIONS = ("version_bound", "missing_pin", "unmet_requirement", "conflict")
 FAILURE_OF = {"version_bound": ("bound",), "missing_pin": ("missing",),
               "unmet_requirement": ("runtime", "platform"), "conflict": ("conflict",)}
 
-RUNTIMES = ("Pyrelle", "Lumora", "Quillet", "Vostrel")
+RUNTIMES = ("Pyrelle", "Lumora", "Kvillet", "Vostrel")
+"""Invented runtime names, all spelt by the syllables of common/names.py (1.1's "Quillet" was not)."""
 PLATFORMS = ("tundra-x64", "mesa-arm64", "fjord-x64", "karst-arm64", "steppe-rv64")
 PRE_TAGS = ("a", "b", "rc")
 
+TEAMS = {
+    "logistics": ("dispatch systems", "warehouse systems", "IT"),
+    "healthcare": ("clinical systems", "billing systems", "IT"),
+    "retail": ("web shop", "stock systems", "IT"),
+    "software": ("platform", "security", "build tooling"),
+    "finance": ("payment systems", "risk analytics", "IT"),
+    "education": ("learning platform", "student records", "IT"),
+    "energy": ("metering systems", "grid analytics", "IT"),
+    "hospitality": ("booking systems", "guest network", "IT"),
+}
+"""Teams that install packages on a build machine: technical teams of each domain (1.1 drew the domains'
+departments, so a front desk, a kitchen or a radiology team rolled out build tools)."""
+
+ORG_KINDS = {
+    "logistics": ("Logistics", "Supply", "Group", "Networks"),
+    "healthcare": ("Group", "Partners", "Institute"),
+    "retail": ("Trading", "Supply", "Group", "Studio"),
+    "software": ("Labs", "Systems", "Networks", "Analytics", "Studio"),
+    "finance": ("Partners", "Holdings", "Group", "Analytics"),
+    "education": ("Institute", "Collective", "Group"),
+    "energy": ("Works", "Systems", "Networks", "Group"),
+    "hospitality": ("Group", "Collective", "Holdings", "Partners"),
+}
+"""Organisation name endings that suit each domain (1.1 had, say, a "Trading" firm in adult education)."""
+
+def _suited(organisation: str, kinds: Sequence[str]) -> str:
+    """The organisation's invented stem with an ending from ``kinds``, chosen by the stem itself so that
+    the draw's random stream stays as in 1.1."""
+    stem = organisation.rsplit(" ", 1)[0]
+    return f"{stem} {kinds[sum(map(ord, stem)) % len(kinds)]}"
+
+
 INTRO = (
     "The {department} team of {org} ({business}) wants to install a set of packages on a build machine.",
-    "{org}, a {business} organisation, is preparing a package install for its {department} team.",
+    "{org}, which works in {business}, is preparing a package install for its {department} team.",
     "Before rolling out a tool to the {department} team, {org} ({business}) checks a proposed package set.",
 )
 CONVENTIONS = (
@@ -453,7 +490,7 @@ def _sample_case(
 ) -> dict[str, Any]:
     domain = pick(rng, DOMAINS)
     forge = NameForge(rng)
-    org = forge.organisation()
+    org = _suited(forge.organisation(), ORG_KINDS[domain.name])
     runtime_name = pick(rng, RUNTIMES)
     env_key = (pick(rng, (3, 3, 3, 2, 4)), rng.randint(8, 13))
     env = {"runtime": runtime_name, "version": f"{env_key[0]}.{env_key[1]}", "platform": pick(rng, PLATFORMS)}
@@ -709,7 +746,7 @@ def _assemble(
         rng.shuffle(pin_order)
     return {
         "domain": domain.name,
-        "intro": pick(rng, INTRO).format(department=pick(rng, domain.departments), org=org,
+        "intro": pick(rng, INTRO).format(department=pick(rng, TEAMS[domain.name]), org=org,
                                          business=domain.business),
         "conventions": [pick(rng, variants) for variants in CONVENTIONS],
         "env": draft.env,
@@ -801,7 +838,7 @@ def _entry_table_style(name: str, entry: dict[str, Any], runtime: str) -> str:
     rt = f"{runtime} {entry['runtime']}" if entry["runtime"] else "any"
     platforms = ", ".join(entry["platforms"]) or "any"
     conflicts = _list_text(entry["conflicts"]) or "none"
-    return (f"{name} | {entry['version']} | deps: {deps} | runtime: {rt} | platforms: {platforms} | "
+    return (f"{name} | {entry['version']} | requires: {deps} | runtime: {rt} | platforms: {platforms} | "
             f"conflicts: {conflicts}")
 
 
@@ -820,7 +857,7 @@ def render(case: dict[str, Any]) -> str:
     lines += ["", f"Target environment: {env['runtime']} {env['version']} on platform {env['platform']}.", ""]
     lines.append(case["index_heading"])
     if case["index_style"] == "table":
-        lines.append("package | version | deps | runtime | platforms | conflicts")
+        lines.append("package | version | requires | runtime | platforms | conflicts")
         for package in case["index"]:
             lines += [_entry_table_style(package["name"], v, env["runtime"]) for v in package["versions"]]
     else:
@@ -978,7 +1015,7 @@ def parse_state(state: str) -> dict[str, Any]:
             runtime = cells[3].removeprefix("runtime: ")
             platforms = cells[4].removeprefix("platforms: ")
             index.setdefault(name, []).append({
-                "version": version, "deps": pairs(cells[2].removeprefix("deps: ")),
+                "version": version, "deps": pairs(cells[2].removeprefix("requires: ")),
                 "runtime": "" if runtime == "any" else runtime.split(" ", 1)[1],
                 "platforms": [] if platforms == "any" else platforms.split(", "),
                 "conflicts": pairs(cells[5].removeprefix("conflicts: ")),

@@ -45,6 +45,13 @@ Version history:
 * 1.1 - six deviation types x 50 pairs; rules moved into descriptions so that only missing_required
   and wrong_type are visible from the schema alone; limits at the boundary; references to earlier
   messages and unit conversions.
+* 1.2 - text revision (issue 14): no "enum" in prose (descriptions and rule 1 say "listed values"),
+  teaching languages capitalised ("English"), the retail key ``product_code`` instead of ``sku``,
+  number agreement ("at least 1 day", "1 minute"), articles in yes/no requests ("I want a printed
+  invoice"), relative dates only in clauses that take them ("The delivery date should be in 4 days",
+  never "For the delivery date, use in 4 days"), "meal plan" for the hotel board, organisation
+  names that suit the domain (no "Foundry" runs clinics). Deviation types, balance and answers are
+  unchanged; the solver reads both the 1.1 and the 1.2 wording.
 """
 
 from __future__ import annotations
@@ -66,7 +73,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "toolcall_valid"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Is the proposed call correct for the request under this schema?"
 OPTIONS = (
     Option("yes", "the call fits the schema, every rule in its descriptions and the request"),
@@ -153,7 +160,7 @@ TOOLS: tuple[Tool, ...] = (
         _p("invoice_date", "invoice date", "date"),
         _p("delivery_time", "delivery time", "time"),
         _p("store", "store code", "code", "STR"),
-        _p("sku", "product code", "code", "SKU"),
+        _p("product_code", "product code", "code", "SKU"),
         _p("units", "number of units", "count", 1, 30, 80),
         _p("gift_units", "number of gift units", "count", 0, 10, 30),
         _p("total_units", "total unit count", "total", "units", "gift_units"),
@@ -218,7 +225,7 @@ TOOLS: tuple[Tool, ...] = (
         _p("fee", "course fee", "money", 2500, 7000),
         _p("finance_review", "finance review flag", "flag", "fee"),
         _p("course_level", "course level", "enum", "beginner", "intermediate", "advanced"),
-        _p("language", "teaching language", "enum", "english", "french", "spanish"),
+        _p("language", "teaching language", "enum", "English", "French", "Spanish"),
         _p("certificates", "certificates", "bool"),
         _p("recording", "session recording", "bool"),
     )),
@@ -255,11 +262,23 @@ TOOLS: tuple[Tool, ...] = (
         _p("deposit", "deposit", "money", 2000, 6000),
         _p("prepayment", "prepayment flag", "flag", "deposit"),
         _p("room_type", "room type", "enum", "standard", "superior", "suite"),
-        _p("board", "board", "enum", "room-only", "breakfast", "half-board"),
+        _p("board", "meal plan", "enum", "room-only", "breakfast", "half-board"),
         _p("parking", "parking", "bool"),
         _p("late_checkout", "late checkout", "bool"),
     )),
 )
+
+ORG_KINDS = {
+    "logistics": ("Logistics", "Supply", "Trading", "Group", "Partners", "Networks"),
+    "healthcare": ("Group", "Partners", "Institute", "Collective", "Cooperative"),
+    "retail": ("Trading", "Supply", "Studio", "Group", "Collective", "Cooperative"),
+    "software": ("Labs", "Systems", "Networks", "Analytics", "Studio", "Works"),
+    "finance": ("Partners", "Holdings", "Group", "Analytics", "Trading", "Cooperative"),
+    "education": ("Institute", "Collective", "Cooperative", "Group", "Partners"),
+    "energy": ("Works", "Systems", "Networks", "Group", "Cooperative", "Partners"),
+    "hospitality": ("Group", "Collective", "Partners", "Holdings", "Cooperative"),
+}
+"""Organisation name endings that suit each domain's business (1.1 let a "Foundry" run clinics)."""
 
 MEASURE_UNITS: dict[str, tuple[str, str, int]] = {
     "grams": ("kilogram", "kilograms", 1000),
@@ -299,6 +318,13 @@ RELATIVE_DAYS = {"tomorrow": 1, "day_after": 2, "week": 7, "two_weeks": 14}
 
 # --- wording -------------------------------------------------------------------------------------
 
+def _suited(organisation: str, kinds: Sequence[str]) -> str:
+    """The organisation's invented stem with an ending from ``kinds``, chosen by the stem itself so that
+    the draw's random stream stays as in 1.1."""
+    stem = organisation.rsplit(" ", 1)[0]
+    return f"{stem} {kinds[sum(map(ord, stem)) % len(kinds)]}"
+
+
 INTRO = (
     "{org} runs an assistant for {business}. It can call the tool below.",
     "The assistant of {org} ({business}) has one tool, described by this schema.",
@@ -307,9 +333,9 @@ INTRO = (
 CONVENTION_TITLES = ("How a call is judged:", "Rules for checking a proposed call:")
 CONVENTIONS = (
     ("The call must pass the schema's JSON Schema keywords: required properties present, declared types, "
-     "enum values from the list, no property outside the schema.",
+     "only listed values where a property lists its values, no property outside the schema.",
      "JSON Schema keywords apply as written: required properties are present, values have their declared "
-     "types, enum values are listed, no other properties are used."),
+     "types, a property with a list of values takes one of them, no other properties are used."),
     ("It must also follow every rule in a property's description: formats, ranges (a stated limit is itself "
      "allowed) and relations between properties.",
      "The rules written in the descriptions bind the call too: formats, ranges (a stated limit is itself "
@@ -345,8 +371,20 @@ REQUEST_CLOSINGS = ("", "Thank you.", "Thanks!")
 HISTORY_OPENINGS = ("Please {verb}.", "I need to {verb}.")
 CLAUSES = ("{Label}: {phrase}.", "The {label} should be {phrase}.", "For the {label}, use {phrase}.",
            "Please set the {label} to {phrase}.")
-BOOL_CLAUSES = (("{Label}: yes.", "{Label}: no."), ("I want {label}.", "I don't want {label}."),
-                ("With {label}, please.", "Without {label}, please."))
+BOOL_CLAUSES = (("{Label}: yes.", "{Label}: no."), ("I want {obj}.", "I don't want {obj}."),
+                ("With {obj}, please.", "Without {obj}, please."))
+BOOL_OBJECTS = {
+    "signature_required": "a signature on delivery", "interpreter": "an interpreter",
+    "printed_invoice": "a printed invoice", "notify_payee": "a payee notification",
+    "recording": "a session recording", "outage_allowed": "a power outage", "photo_report": "a photo report",
+    "late_checkout": "a late checkout",
+}
+"""Yes/no properties that are countable nouns, with their article ("I want a printed invoice"); the other
+labels ("gift wrapping", "nightly backups") read as they are."""
+RELATIVE_CLAUSES = ("{Label}: {phrase}.", "The {label} should be {phrase}.")
+"""Clauses for a date given relative to today ("in 4 days", "tomorrow"): "For the delivery date, use in 4
+days" and "Please set the delivery date to tomorrow" are no English."""
+RELATIVE_DATE_MODES = ("tomorrow", "day_after", "in_days", "next_weekday", "week", "two_weeks", "after_other")
 REFERENCE_LAST = ("the same as last time",)
 REFERENCE_DATED = "the same as in my message of {date}"
 LIMIT_PHRASES = {
@@ -369,7 +407,7 @@ DESCRIPTION_OPENINGS = {
                 "The {label}, given in {unit} as a whole number: at least {lo} and at most {hi}."),
     "money": ("The {label} in {currency}, with at most two decimals; it may not exceed {max}.",
               "The {label}, an amount in {currency} with two decimals at most, no more than {max}."),
-    "enum": ("The {label}; one of the listed values.", "The {label}, chosen from the enum."),
+    "enum": ("The {label}; one of the listed values.", "The {label}, chosen from the listed values."),
     "bool": ("The {label}: true if wanted, false if not.", "The {label}; true when wanted, otherwise false."),
     "code": ("The {label}, written {prefix}-#### (the capital letters {prefix}, a dash and four digits).",
              "The {label}: the letters {prefix} in capitals, a dash, then four digits ({prefix}-####)."),
@@ -378,8 +416,8 @@ DESCRIPTION_OPENINGS = {
     "total": ("The {label}. Always give it: it must equal the {a} plus the {b}.",
               "The {label}; always given, equal to the {a} plus the {b}."),
 }
-DATE_MIN = (" It must be at least {n} days after today.", " It must fall {n} or more days after today.")
-DATE_MAX = (" It must be no more than {n} days after today.", " It may be at most {n} days after today.")
+DATE_MIN = (" It must be at least {n} {days} after today.", " It must fall {n} or more days after today.")
+DATE_MAX = (" It must be no more than {n} {days} after today.", " It may be at most {n} {days} after today.")
 DATE_AFTER = (" It must be later than the {other}.", " It has to fall after the {other}.")
 TIME_EARLIEST = (" Not earlier than {t}.", " The earliest allowed is {t}.")
 TIME_LATEST = (" Not later than {t}.", " The latest allowed is {t}.")
@@ -447,8 +485,16 @@ def _big(value: Decimal) -> str:
     return text
 
 
+def _days(n: int) -> str:
+    return "day" if n == 1 else "days"
+
+
+UNIT_SINGULAR = {"grams": "gram", "minutes": "minute", "millilitres": "millilitre", "metres": "metre",
+                 "megabytes": "megabyte", "centimetres": "centimetre"}
+
+
 def _measure_text(n: int, unit: str) -> str:
-    return f"{grouped(n)} {unit}"
+    return f"{grouped(n)} {UNIT_SINGULAR[unit] if n == 1 else unit}"
 
 
 def _money_value(cents: int) -> float:
@@ -510,9 +556,9 @@ def _description(rng: random.Random, spec: PropSpec, prop: dict[str, Any], case:
     if kind == "date":
         text = opening.format(label=spec.label)
         if "min_days" in rules:
-            text += pick(rng, DATE_MIN).format(n=rules["min_days"])
+            text += pick(rng, DATE_MIN).format(n=rules["min_days"], days=_days(rules["min_days"]))
         if "max_days" in rules:
-            text += pick(rng, DATE_MAX).format(n=rules["max_days"])
+            text += pick(rng, DATE_MAX).format(n=rules["max_days"], days=_days(rules["max_days"]))
         if "after" in rules:
             text += pick(rng, DATE_AFTER).format(other=labels[rules["after"]])
     elif kind == "time":
@@ -597,7 +643,7 @@ def _sample_case(
     tool = pick(rng, TOOLS)
     domain = DOMAIN_BY_NAME[tool.domain]
     forge = NameForge(rng)
-    org = forge.organisation()
+    org = _suited(forge.organisation(), ORG_KINDS[tool.domain])
     n = config.properties[level - 1]
     structure = pick(rng, ("flag", "total")) if variation == "description_dependency" else None
     specs = _choose_props(rng, tool, n, structure)
@@ -1256,7 +1302,7 @@ def _value_phrase(rng: random.Random, case: dict[str, Any], clause: dict[str, An
         if mode == "day_after":
             return "the day after tomorrow"
         if mode == "in_days":
-            return f"in {data['days']} days"
+            return f"in {data['days']} {_days(data['days'])}"
         if mode == "next_weekday":
             return f"next {WEEKDAYS[data['weekday']]}"
         if mode == "week":
@@ -1264,7 +1310,7 @@ def _value_phrase(rng: random.Random, case: dict[str, Any], clause: dict[str, An
         if mode == "two_weeks":
             return "two weeks from today"
         other = _props_by_key(case)[data["other"]]["label"]
-        return f"{data['days']} days after the {other}"
+        return f"{data['days']} {_days(data['days'])} after the {other}"
     if kind == "time":
         return data["time"] if mode == "direct24" else _twelve(data["time"])
     if kind == "count":
@@ -1293,22 +1339,25 @@ def _sentence(template: str, label: str, phrase: str) -> str:
     return template.format(Label=label[0].upper() + label[1:], label=label, phrase=phrase)
 
 
-def _bool_sentence(template_index: int, label: str, value: bool) -> str:
+def _bool_sentence(template_index: int, key: str, label: str, value: bool) -> str:
     template = BOOL_CLAUSES[template_index % len(BOOL_CLAUSES)][0 if value else 1]
-    return template.format(Label=label[0].upper() + label[1:], label=label)
+    return template.format(Label=label[0].upper() + label[1:], obj=BOOL_OBJECTS.get(key, label))
 
 
 def _clause_text(rng: random.Random, case: dict[str, Any], clause: dict[str, Any]) -> str:
     prop = _props_by_key(case)[clause["key"]]
     if prop["kind"] == "bool":
-        return _bool_sentence(clause["template"], prop["label"], clause["data"]["value"])
-    return _sentence(CLAUSES[clause["template"]], prop["label"], _value_phrase(rng, case, clause))
+        return _bool_sentence(clause["template"], prop["key"], prop["label"], clause["data"]["value"])
+    template = CLAUSES[clause["template"]]
+    if prop["kind"] == "date" and clause["mode"] in RELATIVE_DATE_MODES:
+        template = RELATIVE_CLAUSES[clause["template"] % len(RELATIVE_CLAUSES)]
+    return _sentence(template, prop["label"], _value_phrase(rng, case, clause))
 
 
 def _history_clause_text(case: dict[str, Any], clause: dict[str, Any]) -> str:
     prop = _props_by_key(case)[clause["key"]]
     if prop["kind"] == "bool":
-        return _bool_sentence(clause["template"], prop["label"], clause["value"])
+        return _bool_sentence(clause["template"], prop["key"], prop["label"], clause["value"])
     phrase = _plain_value_phrase(case, clause["key"], clause["value"])
     return _sentence(CLAUSES[clause["template"]], prop["label"], phrase)
 

@@ -134,7 +134,7 @@ def _read_index(lines: list[str]) -> dict[str, dict[str, Release]]:
         platforms = cells[4].removeprefix("platforms:").strip()
         index.setdefault(name, {})[version] = Release(
             version,
-            deps=_named_list(cells[2].removeprefix("deps:").strip()),
+            deps=_named_list(cells[2].removeprefix("requires:").removeprefix("deps:").strip()),  # 1.2 / 1.1
             runtime="" if runtime == "any" else runtime.split(" ")[1],
             platforms=[] if platforms == "any" else platforms.split(", "),
             conflicts=_named_list(cells[5].removeprefix("conflicts:").strip()),

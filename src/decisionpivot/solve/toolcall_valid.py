@@ -82,10 +82,10 @@ def _read_prop(key: str, spec: dict[str, Any], required: bool) -> Prop:
             prop.kind = "enum"
         elif "YYYY-MM-DD" in d:
             prop.kind = "date"
-            m = re.search(r"at least (\d+) days after today|fall (\d+) or more days after today", d)
+            m = re.search(r"at least (\d+) days? after today|fall (\d+) or more days after today", d)
             if m:
                 r["min_days"] = int(m.group(1) or m.group(2))
-            m = re.search(r"no more than (\d+) days after today|at most (\d+) days after today", d)
+            m = re.search(r"no more than (\d+) days? after today|at most (\d+) days? after today", d)
             if m:
                 r["max_days"] = int(m.group(1) or m.group(2))
             m = re.search(r"later than the (.+?)\.|fall after the (.+?)\.", d)
@@ -156,8 +156,13 @@ def _parse_clauses(text: str, labels: list[str]) -> dict[str, str]:
         lowered = sentence[0].lower() + sentence[1:]
         for pattern in _CLAUSE_PATTERNS:
             m = pattern.fullmatch(lowered)
-            if not m or m.group("label") not in known:
+            if not m:
                 continue
+            label = m.group("label")
+            if label not in known:  # yes/no clauses name a countable thing with its article (1.2)
+                label = re.sub(r"^(?:a|an) ", "", label)
+                if label not in known:
+                    continue
             groups = m.groupdict()
             if groups.get("yes") is not None:
                 phrase = "yes"
@@ -165,9 +170,9 @@ def _parse_clauses(text: str, labels: list[str]) -> dict[str, str]:
                 phrase = "no"
             else:
                 phrase = groups["phrase"]
-            if m.group("label") in found:
-                raise ValueError(f"{m.group('label')!r} set twice in one message")
-            found[m.group("label")] = phrase
+            if label in found:
+                raise ValueError(f"{label!r} set twice in one message")
+            found[label] = phrase
             break
     return found
 
@@ -240,7 +245,7 @@ class _Context:
             if not m:
                 raise ValueError(f"unreadable quantity {phrase!r}")
             amount, unit = _num(m.group(1)), m.group(2)
-            if unit == r["unit"]:
+            if unit == r["unit"] or unit + "s" == r["unit"]:
                 return int(amount)
             big_names, factor = _CONVERSIONS[r["unit"]]
             if unit not in big_names:
@@ -272,7 +277,7 @@ class _Context:
                  "two weeks from today": 14}
         if phrase in fixed:
             return t + dt.timedelta(days=fixed[phrase])
-        m = re.fullmatch(r"in (\d+) days", phrase)
+        m = re.fullmatch(r"in (\d+) days?", phrase)
         if m:
             return t + dt.timedelta(days=int(m.group(1)))
         m = re.fullmatch(r"next ([A-Za-z]+)", phrase)
@@ -281,7 +286,7 @@ class _Context:
             for ahead in range(1, 8):
                 if (t + dt.timedelta(days=ahead)).weekday() == wanted:
                     return t + dt.timedelta(days=ahead)
-        m = re.fullmatch(r"(\d+) days after the (.+)", phrase)
+        m = re.fullmatch(r"(\d+) days? after the (.+)", phrase)
         if m:
             return dt.date.fromisoformat(self.value_of(m.group(2))) + dt.timedelta(days=int(m.group(1)))
         return _long_date(phrase)
