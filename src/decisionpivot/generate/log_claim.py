@@ -33,7 +33,8 @@ Version history:
   "identity", "telemetry", "catalogue", "alerts" instead of "auth", "api", "kyc", "scada", "catalog",
   "notify"), the ERROR message "unhandled exception" reads "uncaught exception", and the intro no
   longer glues the domain's business phrase before "platform"/"systems" ("the X software services
-  systems"). The log, the claims and the answers are drawn exactly as before.
+  systems"), and organisation names end in words that fit every domain (no "X Logistics, a software
+  services firm"). The log, the claims and the answers are drawn exactly as before.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAINS
 from decisionpivot.generate.common.formatting import clock_seconds, weekday_date
-from decisionpivot.generate.common.names import NameForge
+from decisionpivot.generate.common.names import NameForge, invented_stem
 from decisionpivot.generate.common.wording import a_or_an, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
@@ -124,6 +125,9 @@ CLAIMS = (
     "From {start} to {end}, exactly {count} {level} {events} {were} logged by the {service} service.",
     "The {service} service wrote exactly {count} {events} at level {level} between {start} and {end}.",
 )
+ORG_KINDS = ("Group", "Partners", "Holdings", "Cooperative", "Works")
+"""Organisation name endings that fit every domain (the shared list has "Logistics", "Foundry", "Studio",
+which read oddly next to "a hotels and events firm")."""
 LINE_STYLES = ("plain", "bracket", "pipe")
 EDGE_EVENT_SHARE = 0.85
 """How often a claimed service with events in the window has one exactly on a window edge (counted,
@@ -299,7 +303,7 @@ def _sample_case(rng: random.Random, level: int, variation: str, params: dict[st
 
     claim = {"start": start, "end": end, "service": service, "level": claim_level, "count": claim_count}
     claim.update(claim_window)
-    org = forge.organisation()
+    org = forge.claim(f"{invented_stem(rng)} {pick(rng, ORG_KINDS)}")
     day = dt.date(2026, 1, 1) + dt.timedelta(days=rng.randrange(330))
     case = {
         "domain": domain.name,
