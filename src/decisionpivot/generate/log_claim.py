@@ -34,7 +34,9 @@ Version history:
   "notify"), the ERROR message "unhandled exception" reads "uncaught exception", and the intro no
   longer glues the domain's business phrase before "platform"/"systems" ("the X software services
   systems"), and organisation names end in words that fit every domain (no "X Logistics, a software
-  services firm"). The log, the claims and the answers are drawn exactly as before.
+  services firm"). The rules that draw the log, the claim and the answer are unchanged; the new
+  organisation name uses the random stream differently, so what is drawn after it (day, line layout,
+  claim phrasing, member order) differs in some items of a seed.
 """
 
 from __future__ import annotations
