@@ -38,8 +38,9 @@ Version history:
 * 1.2 - text revision for core 1.2: the folder-making operation is written "make-folder F" (was
   "mkdir F", not a word; the case still keys it "mkdir" and the solver reads both), the docs folder
   "docs/api" is "docs/reference", the counting rule says "folders inside it" instead of
-  "subfolders", and grade sheets are "maths_*" (British). Stores, traces, goals and answers are
-  drawn exactly as before.
+  "subfolders", and grade sheets are "maths_*" (British). The sampling rules are unchanged; in the
+  repo_docs setting "docs/reference" sorts after "docs/guides" (where "docs/api" sorted before it), so
+  draws over sorted paths, and with them those items' stores and traces, differ from 1.1.
 """
 
 from __future__ import annotations
