@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import replace
 
@@ -181,7 +182,7 @@ def test_service_names_and_messages_are_dictionary_words() -> None:
             assert service.isalpha() and service.islower() and known_word(service), (domain, service)
     for level, templates in lc.MESSAGES.items():
         for template in templates:
-            assert misspelled(template.replace("{", " ").replace("}", " ")) == [], (level, template)
+            assert misspelled(re.sub(r"\{\w+\}", "7", template)) == [], (level, template)
 
 
 def test_intro_does_not_glue_the_business_phrase_to_a_noun() -> None:
