@@ -211,3 +211,45 @@ def test_config_validate_errors(change: dict, message: str) -> None:
 
 def test_default_config_is_valid() -> None:
     CONFIG.validate()
+
+
+# --- text revision of 1.1 (core 1.2) ------------------------------------------------------------
+
+
+def test_document_folders_have_real_plurals() -> None:
+    """1.0 appended "s" to every document ("syllabuss")."""
+    from decisionpivot.audit.text import known_word
+    from decisionpivot.generate.common.domains import DOMAINS
+
+    assert ar.plural("syllabus") == "syllabuses"
+    assert ar.plural("delivery note") == "delivery notes"
+    for domain in DOMAINS:
+        for pool in ar.folder_pools(domain):
+            for name in pool:
+                words = name.split("-")
+                assert all(known_word(w) or w.isdigit() or w in ("q1", "q2", "q3", "q4") for w in words), name
+
+
+def test_folder_trees_follow_the_depth_lists() -> None:
+    """A department sits only at the top and a quarter only at the bottom: no /final/final/q3 or
+    /q1/q3/admissions (1.0 drew every level from one pool)."""
+    from decisionpivot.generate.common.domains import DOMAIN_BY_NAME
+
+    for _plan, group in built_groups(ar.NAME):
+        case = group.members[0].case
+        pools = ar.folder_pools(DOMAIN_BY_NAME[case["domain"]])
+        for folder in case["folders"]:
+            parts = folder.split("/")
+            assert all(part in pools[d] for d, part in enumerate(parts)), folder
+            assert len(set(parts)) == len(parts), folder
+
+
+def test_rules_and_intro_read_cleanly() -> None:
+    """No "subfolders" (not in the dictionary) and no "a adult education firm"."""
+    from decisionpivot.audit.text import article, misspelled
+
+    for item in cached_draw(ar.NAME).items:
+        state = item.state  # type: ignore[union-attr]
+        assert "subfolder" not in state
+        intro, rules = state.split("\n\n")[:2]
+        assert article(intro) == [] and misspelled(rules) == []

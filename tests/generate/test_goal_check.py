@@ -119,7 +119,7 @@ def test_semantics_name_every_operation() -> None:
     for item in cached_draw(NAME).items[:40]:
         ops = item.state.partition("Operations:")[2].partition("Goal:")[0]  # type: ignore[union-attr]
         for op in gc.OPS:
-            assert f"\n- {op} " in ops
+            assert f"\n- {gc.COMMAND.get(op, op)} " in ops
 
 
 def test_simulate_follows_the_stated_rules() -> None:
@@ -175,3 +175,34 @@ def test_mention_heuristics_are_at_chance_by_construction(name: str) -> None:
 def test_config_validate_rejects(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         gc.GoalCheckConfig(**kwargs).validate()
+
+
+# --- text revision of 1.2 (core 1.2) ------------------------------------------------------------
+
+
+def test_commands_and_rules_are_written_in_words() -> None:
+    """1.1 wrote "mkdir F" and "subfolders"; the dictionary knows neither."""
+    from decisionpivot.audit.text import misspelled
+
+    for item in cached_draw(NAME).items:
+        state = item.state  # type: ignore[union-attr]
+        assert "mkdir" not in state and "subfolder" not in state
+        ops = state.partition("Operations:")[2].partition("Goal:")[0]
+        assert misspelled(ops) == []
+    assert gc._step_text({"op": "mkdir", "a": "docs/reference"}, "command") == "make-folder docs/reference"
+
+
+def test_folder_names_are_words_or_identifiers() -> None:
+    """Every folder of every setting is a dictionary word or an identifier (1.1 had docs/api)."""
+    from decisionpivot.audit.text import misspelled
+
+    for domain in gc.DOMAINS:
+        for folder in domain.folders:
+            assert misspelled(folder) == [], (domain.key, folder)
+
+
+def test_solver_reads_the_old_and_new_folder_command() -> None:
+    from decisionpivot.solve.goal_check import _step
+
+    assert _step("3. mkdir docs/reference") == ("mkdir", ["docs/reference"], None)
+    assert _step("3. make-folder docs/reference") == ("mkdir", ["docs/reference"], None)

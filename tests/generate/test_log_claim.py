@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import replace
 
@@ -166,3 +167,33 @@ def test_config_validate_errors(change: dict, message: str) -> None:
 
 def test_default_config_is_valid() -> None:
     CONFIG.validate()
+
+
+# --- text revision of 1.1 (core 1.2) ------------------------------------------------------------
+
+
+def test_service_names_and_messages_are_dictionary_words() -> None:
+    """1.0 had "api", "auth", "kyc", "scada", "catalog", "notify" and "unhandled exception"."""
+    from decisionpivot.audit.text import known_word, misspelled
+
+    for domain, services in lc.SERVICES.items():
+        assert len(set(services)) == len(services), domain
+        for service in services:
+            assert service.isalpha() and service.islower() and known_word(service), (domain, service)
+    for level, templates in lc.MESSAGES.items():
+        for template in templates:
+            assert misspelled(re.sub(r"\{\w+\}", "7", template)) == [], (level, template)
+
+
+def test_intro_does_not_glue_the_business_phrase_to_a_noun() -> None:
+    """1.0 wrote "the Kibous Studio software services systems"; the business phrase now stands in
+    brackets or after "a"/"an" with "firm"."""
+    from decisionpivot.audit.text import article
+    from decisionpivot.generate.common.domains import DOMAINS
+
+    for item in cached_draw(lc.NAME).items:
+        intro = item.state.splitlines()[0]  # type: ignore[union-attr]
+        for d in DOMAINS:
+            assert f"{d.business} platform" not in intro and f"{d.business} systems" not in intro
+        assert article(intro) == []
+        assert any(f" {kind} " in intro or f" {kind}," in intro for kind in lc.ORG_KINDS), intro

@@ -56,6 +56,12 @@ a logistic regression over them stays near chance (measured in the tests).
 
 Version history:
 * 1.0 - first release.
+* 1.1 - text revision for core 1.2: folder names come from one list per depth (departments, then
+  document plurals and work folders, then years and work states, then quarters and versions), so
+  trees no longer read as word salad (/final/final/q3, /q1/q3/admissions); document folders use real
+  plurals ("syllabuses", not "syllabuss"); the rules say "folders below it" instead of "subfolders";
+  the intro writes "an adult education firm". Trees are drawn from the new lists, so every item's
+  case differs from 1.0; the semantics, variations and checks are unchanged.
 """
 
 from __future__ import annotations
@@ -71,13 +77,13 @@ from typing import Any
 from decisionpivot.generate.common.domains import DOMAINS, Domain
 from decisionpivot.generate.common.formatting import long_date
 from decisionpivot.generate.common.names import NameForge, invented_stem
-from decisionpivot.generate.common.wording import join_words, pick
+from decisionpivot.generate.common.wording import a_or_an, join_words, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "access_request"
-VERSION = "1.0"
+VERSION = "1.1"
 QUESTION = "Is the request allowed?"
 OPTIONS = (
     Option("yes", "the access rules allow the request"),
@@ -93,15 +99,19 @@ ROLE_NAMES = (
     "Custodian", "Analyst", "Liaison",
 )
 GROUP_SUFFIXES = ("Team", "Crew", "Unit", "Desk", "Circle", "Guild", "Cell", "Squad", "Board", "Pool")
-GENERIC_FOLDERS = (
-    "archive", "drafts", "shared", "reports", "templates", "incoming", "outgoing", "reviews", "budget",
-    "contracts", "minutes", "exports", "scans", "policies", "handover", "planning", "q1", "q2", "q3",
-    "q4", "2025", "2026", "working", "final", "intake", "legacy",
-)
+TOP_FOLDERS = ("shared", "management")
+"""Top-level folders besides the domain's departments."""
+WORK_FOLDERS = ("reports", "templates", "budget", "contracts", "minutes", "policies", "handover", "planning",
+                "scans", "reviews")
+"""Second-level folders besides the plurals of the domain's documents."""
+PERIOD_FOLDERS = ("2025", "2026", "incoming", "outgoing", "working", "archive", "legacy")
+"""Third-level folders: years and the state of the work."""
+DETAIL_FOLDERS = ("q1", "q2", "q3", "q4", "drafts", "final", "approved", "exports")
+"""Fourth-level folders: quarters and versions."""
 
 INTRO = (
     "Access rules of the {org} document store ({business}), exported on {date}.",
-    "Document store of {org}, a {business} firm: access configuration as of {date}.",
+    "Document store of {org}, {a_business} firm: access configuration as of {date}.",
     "Written access rules for the shared folders of {org} ({business}), valid from {date}.",
 )
 RULES_MEMBERSHIP = (
@@ -135,7 +145,7 @@ RULES_SEALS = (
     "folder above a sealed folder do not reach the sealed folder or anything below it. Grants and deny "
     "entries made on the sealed folder itself, or on a folder below it, apply as usual.",
     "Sealing a folder cuts inheritance from above: nothing granted or denied on a folder higher up "
-    "reaches the sealed folder or its subfolders. What is granted or denied on the sealed folder itself "
+    "reaches the sealed folder or any folder below it. What is granted or denied on the sealed folder itself "
     "or further down still applies.",
 )
 RULES_DENIES = (
@@ -144,7 +154,7 @@ RULES_DENIES = (
     "named user or to everyone who belongs to the named group. A deny entry that applies to the "
     "requester for the requested action and reaches the requested folder beats every grant.",
     "Deny entries work like grants in reverse: each names a user or a group, an action and a folder, "
-    "reaches the folder and its subfolders (seals stop it as they stop grants) and covers the named user "
+    "reaches the folder and every folder below it (seals stop it as they stop grants) and covers the named user "
     "or every member of the named group. If one applies to the request, the request is refused whatever "
     "the grants say.",
 )
@@ -315,16 +325,38 @@ def _slug(text: str) -> str:
     return text.lower().replace(" ", "-")
 
 
+def plural(noun: str) -> str:
+    """The plural of a document noun as a careful writer spells it ("syllabuses", "delivery notes")."""
+    if noun.endswith("us"):
+        return noun + "es"
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return noun + "es"
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
+def folder_pools(domain: Domain) -> tuple[tuple[str, ...], ...]:
+    """Folder names per depth (top first): departments at the top, then the documents they keep and
+    their work folders, then years and work states, then quarters and versions, so that a path reads
+    like a real store (/admissions/transcripts/2025/q1), never a department inside a quarter."""
+    return (
+        (*(_slug(d) for d in domain.departments), *TOP_FOLDERS),
+        (*(_slug(plural(d)) for d in domain.documents), *WORK_FOLDERS),
+        PERIOD_FOLDERS,
+        DETAIL_FOLDERS,
+    )
+
+
 def _tree(rng: random.Random, domain: Domain, level: int, config: AccessRequestConfig) -> list[str]:
     """Folder paths in depth-first order; every branch reaches the full depth."""
-    pool = [_slug(d) for d in domain.departments] + [_slug(d) + "s" for d in domain.documents]
-    pool += list(GENERIC_FOLDERS)
+    pools = folder_pools(domain)
     depth = config.depth[level - 1]
     folders: list[str] = []
 
     def grow(parent: str, d: int) -> None:
         n = pick(rng, config.top_folders[level - 1]) if d == 1 else pick(rng, config.branching[level - 1])
-        names = rng.sample(pool, n)
+        names = rng.sample(pools[min(d, len(pools)) - 1], n)
         for name in names:
             path = f"{parent}/{name}" if parent else name
             folders.append(path)
@@ -567,7 +599,8 @@ def _sample_case(rng: random.Random, level: int, variation: str,
     rules.append(pick(rng, RULES_DECISION).format(deny=pick(rng, DECISION_DENY) if restricted else ""))
     case = {
         "domain": domain.name,
-        "intro": pick(rng, INTRO).format(org=org, business=domain.business, date=day),
+        "intro": pick(rng, INTRO).format(org=org, business=domain.business, a_business=a_or_an(domain.business),
+                                          date=day),
         "rules": rules,
         "style": {key: pick(rng, choices) for key, choices in STYLE_CHOICES.items()},
         "restricted": restricted,

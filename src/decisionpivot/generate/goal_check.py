@@ -3,7 +3,7 @@
 Story. An agent worked on a small file store from one of five settings (a research lab's data
 folder, a shop's invoices, a school's grade sheets, a clinic's records archive, a software
 repository's docs). The state shows the store at the start (folders, and every file with its lines),
-the exact semantics of the seven operations (create, write, append, copy, move, delete, mkdir; a
+the exact semantics of the seven operations (create, write, append, copy, move, delete, make-folder; a
 step that fails changes nothing, e.g. copying a missing file), a goal of 3, 5 or 7 conditions
 (a file exists, no file at a path, a file has / has no line reading exactly some text, a folder
 holds exactly N files), and the numbered trace of operations the agent ran. The reader must
@@ -35,6 +35,12 @@ Version history:
 * 1.0 - first release.
 * 1.1 - one failing goal condition per negative, equalised mention heuristics, failing steps in
   every positive trace.
+* 1.2 - text revision for core 1.2: the folder-making operation is written "make-folder F" (was
+  "mkdir F", not a word; the case still keys it "mkdir" and the solver reads both), the docs folder
+  "docs/api" is "docs/reference", the counting rule says "folders inside it" instead of
+  "subfolders", and grade sheets are "maths_*" (British). The sampling rules are unchanged; in the
+  repo_docs setting "docs/reference" sorts after "docs/guides" (where "docs/api" sorted before it), so
+  draws over sorted paths, and with them those items' stores and traces, differ from 1.1.
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "goal_check"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "After these operations, are all goal conditions satisfied?"
 OPTIONS = (
     Option("yes", "after the trace every goal condition holds"),
@@ -62,6 +68,8 @@ VARIATIONS = ("wrong_target", "wrong_content", "swapped", "replaced")
 OPS = ("create", "write", "append", "copy", "move", "delete", "mkdir")
 TWO_PATH = ("copy", "move")
 WITH_TEXT = ("create", "write", "append")
+COMMAND = {"mkdir": "make-folder"}
+"""How the command form writes an operation whose internal key is not a word (the case keeps "mkdir")."""
 OP_WEIGHTS = {"create": 2, "write": 4, "append": 4, "copy": 4, "move": 3, "delete": 2, "mkdir": 1}
 
 
@@ -140,7 +148,7 @@ DOMAINS: tuple[StoreDomain, ...] = (
             rng,
             (
                 f"grades_{rng.randrange(5, 10)}{pick(rng, 'abc')}.txt",
-                f"{pick(rng, ('math', 'history', 'biology', 'art', 'music'))}_"
+                f"{pick(rng, ('maths', 'history', 'biology', 'art', 'music'))}_"
                 f"{rng.randrange(5, 10)}{pick(rng, 'abc')}.txt",
             ),
         ),
@@ -173,7 +181,7 @@ DOMAINS: tuple[StoreDomain, ...] = (
     StoreDomain(
         "repo_docs",
         "the documentation folders of a software repository",
-        ("docs", "docs/api", "docs/guides", "drafts", "old", "site"),
+        ("docs", "docs/reference", "docs/guides", "drafts", "old", "site"),
         lambda rng, f: pick(
             rng,
             (
@@ -250,12 +258,12 @@ SEMANTICS = {
         "delete P: the file P is removed; deleting a file that does not exist does nothing.",
     ),
     "mkdir": (
-        "mkdir F: creates the folder F and any missing parent folders; nothing happens if F exists.",
-        "mkdir F: makes folder F (with missing parents); an existing folder is left as it is.",
+        "make-folder F: creates the folder F and any missing parent folders; nothing happens if F exists.",
+        "make-folder F: makes folder F (with missing parents); an existing folder is left as it is.",
     ),
     "count": (
-        "A folder holds the files directly in it; files in its subfolders are not counted.",
-        "Counting a folder's files counts only files directly inside it, not those in subfolders.",
+        "A folder holds the files directly in it; files in the folders inside it are not counted.",
+        "Counting a folder's files counts only files directly inside it, not those in folders below it.",
     ),
 }
 GOAL_WORDING = {
@@ -748,7 +756,7 @@ def _step_text(step: dict[str, Any], style: str) -> str:
             return f"{op} {a} {b}"
         if op in WITH_TEXT:
             return f'{op} {a} "{t}"'
-        return f"{op} {a}"
+        return f"{COMMAND.get(op, op)} {a}"
     if op == "copy":
         return f"Copy {a} to {b}."
     if op == "move":

@@ -29,6 +29,14 @@ at every level, so the log size does not predict them. 300 pairs, 75 per variati
 
 Version history:
 * 1.0 - first release.
+* 1.1 - text revision for core 1.2: service names are English words ("login", "releases",
+  "identity", "telemetry", "catalogue", "alerts" instead of "auth", "api", "kyc", "scada", "catalog",
+  "notify"), the ERROR message "unhandled exception" reads "uncaught exception", and the intro no
+  longer glues the domain's business phrase before "platform"/"systems" ("the X software services
+  systems"), and organisation names end in words that fit every domain (no "X Logistics, a software
+  services firm"). The rules that draw the log, the claim and the answer are unchanged; the new
+  organisation name uses the random stream differently, so what is drawn after it (day, line layout,
+  claim phrasing, member order) differs in some items of a seed.
 """
 
 from __future__ import annotations
@@ -41,14 +49,14 @@ from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAINS
 from decisionpivot.generate.common.formatting import clock_seconds, weekday_date
-from decisionpivot.generate.common.names import NameForge
-from decisionpivot.generate.common.wording import pick
+from decisionpivot.generate.common.names import NameForge, invented_stem
+from decisionpivot.generate.common.wording import a_or_an, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "log_claim"
-VERSION = "1.0"
+VERSION = "1.1"
 QUESTION = "Is the claim correct for this log?"
 OPTIONS = (
     Option("yes", "the claim is correct for this log"),
@@ -60,21 +68,21 @@ LEVEL_WEIGHTS = (0.2, 0.45, 0.2, 0.15)
 
 SERVICES = {
     "logistics": ("dispatch", "tracking", "customs", "fleet", "billing", "routing", "gateway", "labels",
-                  "scheduler", "notify"),
+                  "scheduler", "alerts"),
     "healthcare": ("admissions", "pharmacy", "lab", "imaging", "billing", "scheduler", "records", "gateway",
-                   "notify", "triage"),
+                   "alerts", "triage"),
     "retail": ("checkout", "inventory", "pricing", "returns", "loyalty", "billing", "search", "gateway",
-               "notify", "catalog"),
-    "software": ("auth", "api", "search", "builds", "billing", "queue", "storage", "gateway", "notify",
+               "alerts", "catalogue"),
+    "software": ("login", "releases", "search", "builds", "billing", "queue", "storage", "gateway", "alerts",
                  "scheduler"),
-    "finance": ("payments", "ledger", "fraud", "statements", "kyc", "billing", "gateway", "notify", "risk",
+    "finance": ("payments", "ledger", "fraud", "statements", "identity", "billing", "gateway", "alerts", "risk",
                 "treasury"),
-    "education": ("enrolment", "grading", "timetable", "library", "billing", "portal", "gateway", "notify",
+    "education": ("enrolment", "grading", "timetable", "library", "billing", "portal", "gateway", "alerts",
                   "exams", "records"),
-    "energy": ("metering", "outages", "tariffs", "billing", "scada", "dispatch", "gateway", "notify",
+    "energy": ("metering", "outages", "tariffs", "billing", "telemetry", "dispatch", "gateway", "alerts",
                "forecast", "trading"),
     "hospitality": ("bookings", "housekeeping", "kitchen", "billing", "concierge", "events", "gateway",
-                    "notify", "keys", "loyalty"),
+                    "alerts", "keys", "loyalty"),
 }
 MESSAGES = {
     "DEBUG": ("retrying connection to {host} (attempt {k})", "payload of {n} bytes accepted",
@@ -88,13 +96,13 @@ MESSAGES = {
              "retry {k} for job {id}", "certificate of {host} expires in {k} days",
              "error rate at {k}% for calls to {svc}", "disk usage at {pct}% on {host}"),
     "ERROR": ("job {id} failed: timeout", "connection to {host} refused", "write to {host} failed",
-              "unhandled exception in worker {k}", "validation failed for record {id}",
+              "uncaught exception in worker {k}", "validation failed for record {id}",
               "call to {svc} returned status 500"),
 }
 INTRO = (
-    "Event log of the {org} {business} platform for {date}.",
+    "Event log of the platform run by {org} ({business}) for {date}.",
     "Combined service log, {date}: {org} ({business}).",
-    "One day of events from the {org} {business} systems ({date}).",
+    "One day of events from the systems of {org}, {a_business} firm ({date}).",
 )
 NOTE_LINES = (
     ("Each line is one event: time (HH:MM:SS, 24-hour clock), service, level, message.",
@@ -119,6 +127,9 @@ CLAIMS = (
     "From {start} to {end}, exactly {count} {level} {events} {were} logged by the {service} service.",
     "The {service} service wrote exactly {count} {events} at level {level} between {start} and {end}.",
 )
+ORG_KINDS = ("Group", "Partners", "Holdings", "Cooperative", "Works")
+"""Organisation name endings that fit every domain (the shared list has "Logistics", "Foundry", "Studio",
+which read oddly next to "a hotels and events firm")."""
 LINE_STYLES = ("plain", "bracket", "pipe")
 EDGE_EVENT_SHARE = 0.85
 """How often a claimed service with events in the window has one exactly on a window edge (counted,
@@ -294,11 +305,12 @@ def _sample_case(rng: random.Random, level: int, variation: str, params: dict[st
 
     claim = {"start": start, "end": end, "service": service, "level": claim_level, "count": claim_count}
     claim.update(claim_window)
-    org = forge.organisation()
+    org = forge.claim(f"{invented_stem(rng)} {pick(rng, ORG_KINDS)}")
     day = dt.date(2026, 1, 1) + dt.timedelta(days=rng.randrange(330))
     case = {
         "domain": domain.name,
-        "intro": pick(rng, INTRO).format(org=org, business=domain.business, date=weekday_date(day)),
+        "intro": pick(rng, INTRO).format(org=org, business=domain.business, a_business=a_or_an(domain.business),
+                                          date=weekday_date(day)),
         "notes": [pick(rng, variants) for variants in NOTE_LINES],
         "style": pick(rng, LINE_STYLES),
         "events": events,

@@ -5,7 +5,7 @@ per condition kind) and the numbered trace (command or prose form). The replay f
 operation rules stated in the item: a failing step changes nothing; write replaces all lines and
 creates; create fails on an existing file; append, copy and move fail on a missing source; copy,
 move, create and write fail when the target's folder is missing; delete of a missing file does
-nothing; mkdir makes parents too.
+nothing; make-folder (written "mkdir" up to goal_check 1.1) makes parents too.
 """
 
 from __future__ import annotations
@@ -94,7 +94,8 @@ def _load(store_lines: list[str]) -> _Store:
 _STEP_FORMS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str, list[str], str | None]]]] = [
     (re.compile(r'^(create|write|append) (\S+) "(.*)"$'), lambda m: (m[1], [m[2]], m[3])),
     (re.compile(r"^(copy|move) (\S+) (\S+)$"), lambda m: (m[1], [m[2], m[3]], None)),
-    (re.compile(r"^(delete|mkdir) (\S+)$"), lambda m: (m[1], [m[2]], None)),
+    (re.compile(r"^(delete|mkdir) (\S+)$"), lambda m: (m[1], [m[2]], None)),  # mkdir: the 1.1 wording
+    (re.compile(r"^make-folder (\S+)$"), lambda m: ("mkdir", [m[1]], None)),
     (re.compile(r"^(Copy|Move) (\S+) to (\S+)\.$"), lambda m: (m[1].lower(), [m[2], m[3]], None)),
     (re.compile(r'^Create (\S+) with "(.*)"\.$'), lambda m: ("create", [m[1]], m[2])),
     (re.compile(r'^(Write|Append) "(.*)" to (\S+)\.$'), lambda m: (m[1].lower(), [m[3]], m[2])),
