@@ -47,6 +47,9 @@ Version history:
 * 1.0 - first release.
 * 1.1 - members break different entries; boundary dates at exactly the tolerance in the base case;
   bank-only lines; gold position balanced by construction.
+* 1.2 - text revision (core 1.2): the cash-book column "Counterparty", a word the British English
+  dictionary lacks, is headed "Payer or payee"; the intro's article agrees with the business
+  ("an adult education firm", was "a adult education firm"). Cases and answers are unchanged.
 """
 
 from __future__ import annotations
@@ -60,13 +63,13 @@ from typing import Any
 from decisionpivot.generate.common.domains import DOMAINS, Domain
 from decisionpivot.generate.common.formatting import MONTHS, iso_date, long_date
 from decisionpivot.generate.common.names import NameForge, invented_stem
-from decisionpivot.generate.common.wording import pick
+from decisionpivot.generate.common.wording import a_or_an, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "ledger_reconcile"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Which entry of ledger A does not reconcile with ledger B?"
 NONE_KEY = "none"
 N_OPTIONS = 5
@@ -87,7 +90,7 @@ ELIGIBLE = {
 }
 
 INTROS = (
-    "{company}, a {business} firm, reconciles its {currency} operating account at {bank} for {month}. "
+    "{company}, {a_business} firm, reconciles its {currency} operating account at {bank} for {month}. "
     "Ledger A is the company's own cash book; ledger B is the bank statement for the same period.",
     "Month-end reconciliation for {month}: the {department} team of {company} ({business}) compares its "
     "own books (ledger A) with the statement that {bank} issued for the account (ledger B).",
@@ -667,6 +670,7 @@ def render(case: dict[str, Any]) -> str:
         INTROS[w["intro"]].format(
             company=case["company"],
             business=case["business"],
+            a_business=a_or_an(case["business"]),
             currency=cur,
             bank=case["bank"],
             month=case["month"],
@@ -679,7 +683,7 @@ def render(case: dict[str, Any]) -> str:
     lines += ["", f"Ledger A ({case['company']}, cash book, {len(case['a'])} entries):"]
     lines += _table(
         w["table"],
-        ["Entry", "Date", "Counterparty", "Reference", "Channel", f"Amount ({cur})"],
+        ["Entry", "Date", "Payer or payee", "Reference", "Channel", f"Amount ({cur})"],
         [
             [e["id"], _date(case, e["date"]), e["party"], e["ref"], e["channel"], _signed(e["cents"])]
             for e in case["a"]

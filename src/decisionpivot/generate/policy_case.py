@@ -56,6 +56,8 @@ per interpretation over the family, 67/67/66 within each level.
 
 Version history:
 * 1.0 - first release.
+* 1.1 - text revision (core 1.2): the data-sharing field "Anonymisation", a word the British English
+  dictionary lacks, is labelled "Redaction of names" (same values, same rules).
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "policy_case"
-VERSION = "1.0"
+VERSION = "1.1"
 QUESTION = "What does the policy require for this case?"
 OUTCOMES = ("approve", "deny", "escalate")
 OPTIONS = (
@@ -269,7 +271,7 @@ DOMAINS: tuple[PolicyDomain, ...] = (
                  "regulator", "marketing agency"),
             _cat("classification", "Data classification", "public", "internal", "confidential",
                  "restricted"),
-            _cat("anonymisation", "Anonymisation", "applied", "skipped"),
+            _cat("anonymisation", "Redaction of names", "applied", "skipped"),
             _cat("agreement", "Data agreement", "signed", "unsigned"),
             _cat("purpose", "Purpose", "research", "marketing", "audit", "customer support",
                  "product testing"),
