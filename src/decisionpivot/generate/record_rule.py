@@ -258,7 +258,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         key="instruction_id",
         prefix="PI",
         code="batch_ref",
-        qty="instalments",
+        qty="term_months",
         site="branch",
         sites="branches",
         party="client_id",
@@ -406,7 +406,7 @@ NOTE_PHRASES: dict[str, tuple[str, ...]] = {
     "healthcare": (
         "Stat test.", "Hard veins.", "Repeat test.", "Very anxious.", "Query anaemia.", "Urgent result.",
         "Copy to the GP.", "Fasting sample.", "On antibiotics.", "Elderly patient.", "Allergy to latex.",
-        "Pregnant patient.", "Taken after lunch.", "Check liver values.", "Label checked twice.",
+        "Pregnant patient.", "Query iron levels.", "Check liver values.", "Label checked twice.",
         "Patient is diabetic.", "Patient on warfarin.", "Sample taken at 8am.", "Keep the sample cold.",
         "Known kidney disease.", "Post-operative check.", "Recheck in two weeks.", "Results to the clinic.",
         "Blood pressure is high.", "Follow-up of last test.", "No food since midnight.",
@@ -629,6 +629,23 @@ def _pattern_break(rng: random.Random, value: str, kind: str) -> str:
     return value[:k] + value[k].lower() + value[k + 1 :]
 
 
+def _topics(phrase: str) -> set[str]:
+    """The first word and the longer words of a phrase: two phrases sharing one are not combined."""
+    words = re.findall(r"[a-z-]+", phrase.lower())
+    return {words[0]} | {w for w in words if len(w) >= 4}
+
+
+def _compatible(parts: list[str] | tuple[str, ...]) -> bool:
+    """No two phrases of a note on the same topic ("High floor. Ground floor room.", "Fees paid. Fees due.")."""
+    seen: set[str] = set()
+    for part in parts:
+        topics = _topics(part)
+        if topics & seen:
+            return False
+        seen |= topics
+    return True
+
+
 @cache
 def _note_combinations(domain: str, n: int) -> tuple[tuple[str, ...], ...]:
     """Every note of exactly ``n`` characters made of one, two or three different phrases of ``domain``."""
@@ -641,7 +658,7 @@ def _note_combinations(domain: str, n: int) -> tuple[tuple[str, ...], ...]:
             rest = n - len(p) - len(q) - 2
             if q != p and rest > 0:
                 found += [(p, q, r) for r in phrases if len(r) == rest and r not in (p, q)]
-    return tuple(found)
+    return tuple(c for c in found if _compatible(c))
 
 
 def _text_of_length(rng: random.Random, domain: str, n: int) -> str:
@@ -660,7 +677,11 @@ def _lengthen(rng: random.Random, domain: str, text: str) -> str:
     spots = list(range(len(parts)))
     rng.shuffle(spots)
     for k in spots:
-        longer = [p for p in NOTE_PHRASES[domain] if len(p) == len(parts[k]) + 1 and p not in parts]
+        longer = [
+            p
+            for p in NOTE_PHRASES[domain]
+            if len(p) == len(parts[k]) + 1 and _compatible([*parts[:k], p, *parts[k + 1 :]])
+        ]
         if longer:
             return " ".join([*parts[:k], pick(rng, longer), *parts[k + 1 :]])
     return _text_of_length(rng, domain, len(text) + 1)
