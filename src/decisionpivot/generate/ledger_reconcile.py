@@ -49,7 +49,9 @@ Version history:
   bank-only lines; gold position balanced by construction.
 * 1.2 - text revision (core 1.2): the cash-book column "Counterparty", a word the British English
   dictionary lacks, is headed "Payer or payee"; the intro's article agrees with the business
-  ("an adult education firm", was "a adult education firm"). Cases and answers are unchanged.
+  ("an adult education firm", was "a adult education firm"); the reconciliation is done by an
+  accounts, finance, bookkeeping or treasury team (was any department of the domain: a front desk,
+  kitchen or stores team reconciling the bank account). Cases and answers are unchanged.
 """
 
 from __future__ import annotations
@@ -89,6 +91,8 @@ ELIGIBLE = {
     "broken_split": ("split",),
 }
 
+TEAMS = ("accounts", "finance", "bookkeeping", "treasury")
+"""Who reconciles the bank account (four, like every domain's departments, so the draw is unchanged)."""
 INTROS = (
     "{company}, {a_business} firm, reconciles its {currency} operating account at {bank} for {month}. "
     "Ledger A is the company's own cash book; ledger B is the bank statement for the same period.",
@@ -440,7 +444,7 @@ def _sample_base(rng: random.Random, level: int, config: LedgerReconcileConfig) 
         "domain": domain.name,
         "business": domain.business,
         "currency": domain.currency,
-        "department": pick(rng, domain.departments),
+        "department": pick(rng, TEAMS),
         "company": company,
         "bank": bank,
         "month": f"{MONTHS[month - 1]} {year}",

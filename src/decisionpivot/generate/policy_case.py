@@ -57,7 +57,8 @@ per interpretation over the family, 67/67/66 within each level.
 Version history:
 * 1.0 - first release.
 * 1.1 - text revision (core 1.2): the data-sharing field "Anonymisation", a word the British English
-  dictionary lacks, is labelled "Redaction of names" (same values, same rules).
+  dictionary lacks, is labelled "Redaction of names"; the purchasing field "Payment terms" is "Payment
+  schedule", since a rule reads "the payment terms is milestone" (same values, same rules).
 """
 
 from __future__ import annotations
@@ -258,7 +259,7 @@ DOMAINS: tuple[PolicyDomain, ...] = (
             _cat("role", "Requester role", "team member", "team lead", "department head",
                  "project manager"),
             _cat("funding", "Funding source", "operating budget", "grant", "capital budget"),
-            _cat("terms", "Payment terms", "standard", "prepayment", "milestone"),
+            _cat("terms", "Payment schedule", "standard", "prepayment", "milestone"),
         )),
     PolicyDomain(
         "data_sharing", "Data sharing policy", "sharing request", "a", "sharing requests",

@@ -47,6 +47,16 @@ Version history:
 * 1.0 - first release.
 * 1.1 - near misses at the edge of every broken rule in the base batch; thirteen types balanced to
   40/41 breaking items; gold rule position balanced by construction.
+* 1.2 - text revision (core 1.2). Notes (the length rule's field) are built from whole phrases of the
+  domain (``NOTE_PHRASES``: "Keep upright. Call ahead.", "Happy birthday!") instead of single random
+  words ("door door", "After quiet a afternoon a label"); the breaking member swaps one phrase for
+  one a character longer. Dictionary words: "adviser", "item_code", "back-ordered", "wait-listed",
+  "licence assignment"; "an adult education organisation". Plausibility: the batch is exported after
+  the last date it holds (was: sent on 7 July with pickups on 19-20 July); departments that handle the
+  record type (no lab orders from radiology, no "front desk desk"); quantity ranges and planned
+  counts per domain (1-10 guests, not 20-309); the finance range field is ``term_months`` (was
+  ``instalments`` next to ``instalments_due``); format codes have no vowels (no "697/AN") and a
+  lower-case break lowers the first letter ("kV-4821", not "Kv-4821").
 """
 
 from __future__ import annotations
