@@ -55,7 +55,8 @@ Version history:
   the last date it holds (was: sent on 7 July with pickups on 19-20 July); departments that handle the
   record type (no lab orders from radiology, no "front desk desk"); quantity ranges and planned
   counts per domain (1-10 guests, not 20-309); the finance range field is ``term_months`` (was
-  ``instalments`` next to ``instalments_due``); format codes have no vowels (no "697/AN") and a
+  ``instalments`` next to ``instalments_due``), the software one ``storage_gb`` (was ``seats`` next to
+  ``seats_bought``); format codes have no vowels (no "697/AN") and a
   lower-case break lowers the first letter ("kV-4821", not "Kv-4821").
 """
 
@@ -237,7 +238,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         key="assignment_id",
         prefix="LA",
         code="licence_key",
-        qty="seats",
+        qty="storage_gb",
         site="region",
         sites="regions",
         party="account_id",
