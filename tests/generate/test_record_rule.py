@@ -243,12 +243,15 @@ def test_export_date_after_every_record_date() -> None:
          "November", "December"), start=1)}
     import re
 
+    checked = 0
     for item in cached_draw(NAME).items[::5]:
         state = item.state if isinstance(item.state, str) else str(item.state)
         day, month, year = re.search(r" on (\d{1,2}) (\w+) (\d{4})", state.split("\n")[0]).groups()
         exported = dt.date(int(year), months[month], int(day))
         dates = [dt.date.fromisoformat(d) for d in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", state)]
-        assert dates and max(dates) < exported, item.id
+        assert not dates or max(dates) < exported, item.id
+        checked += bool(dates)
+    assert checked > 50
 
 
 def test_an_before_vowel_business() -> None:

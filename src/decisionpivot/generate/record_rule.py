@@ -57,7 +57,9 @@ Version history:
   counts per domain (1-10 guests, not 20-309); the finance range field is ``term_months`` (was
   ``instalments`` next to ``instalments_due``), the software one ``storage_gb`` (was ``seats`` next to
   ``seats_bought``); format codes have no vowels (no "697/AN") and a
-  lower-case break lowers the first letter ("kV-4821", not "Kv-4821").
+  lower-case break lowers the first letter ("kV-4821", not "Kv-4821"). Each broken rule has its own
+  target record (two near misses on one record could undo each other: a combination twin moving the
+  start date away from a date-order edge).
 """
 
 from __future__ import annotations
@@ -1129,7 +1131,7 @@ def build_group(plan: GroupPlan, rng: random.Random, config: RecordRuleConfig) -
     for _ in range(100):
         ctx = _sample_context(rng, plan.level, types, config, positions, k_rules)
         by_role = _sample_records(rng, ctx, n)
-        targets = {t: rng.randrange(n) for t in types}
+        targets = dict(zip(types, rng.sample(range(n), len(types)), strict=True))  # one record per rule
         setups = {t: _near_miss(rng, ctx, by_role, t, targets[t]) for t in types}
         changes = {t: _break(rng, ctx, by_role, t, targets[t], setups[t]) for t in types}
         field_of = dict(zip(ctx["roles"], ctx["fields"], strict=True))
