@@ -201,3 +201,12 @@ def test_small_config_draws() -> None:
     for p in plans:
         group = lr.build_group(p, group_rng(NAME, 1, p.level, p.index), config)
         assert len({m.answer for m in group.members}) == len(group.members)
+
+
+def test_text_revision_1_2() -> None:
+    """Core 1.2: no "Counterparty" (unknown to the dictionary) and "an" before a vowel business."""
+    states = [str(i.state) for i in cached_draw("ledger_reconcile").items]
+    assert not any("Counterparty" in s for s in states)
+    assert all("Payer or payee" in s for s in states)
+    assert not any("a adult" in s for s in states)
+    assert any("an adult education firm" in s for s in states)

@@ -259,3 +259,12 @@ def test_config_validate_rejects(kwargs: dict) -> None:
 
 def test_default_config_is_valid() -> None:
     PolicyCaseConfig().validate()
+
+
+def test_text_revision_1_1() -> None:
+    """Core 1.2: the data-sharing field is "Redaction of names" ("Anonymisation" is unknown to the dictionary)."""
+    states = [str(i.state) for i in cached_draw("policy_case").items]
+    assert not any("nonymis" in s for s in states)
+    assert any("Redaction of names" in s for s in states)
+    assert not any("payment terms is" in s for s in states)
+    assert any("the payment schedule is" in s for s in states)

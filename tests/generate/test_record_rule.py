@@ -192,3 +192,68 @@ def test_small_config_draws() -> None:
     for p in rr.plan(config):
         group = rr.build_group(p, group_rng(NAME, 3, p.level, p.index), config)
         assert len({m.answer for m in group.members}) == 4
+
+
+# --- core 1.2 text revision ------------------------------------------------------------------------
+
+
+def test_notes_are_whole_phrases_of_their_domain() -> None:
+    """Every note of every record is one to three phrases of its domain's list (no word salad)."""
+    import re
+
+    for item in cached_draw(NAME).items[::7]:
+        state = item.state if isinstance(item.state, str) else str(item.state)
+        domain = next(d for d, s in rr.SCHEMAS.items() if f'Record type "{s["record"]}"' in state)
+        note_field = rr.SCHEMAS[domain]["note"]
+        if note_field not in state.split("Batch (")[1].splitlines()[1]:
+            continue
+        lines = state.split("Batch (")[1].splitlines()[1:]
+        sep = " | " if lines[0].startswith("| ") else "; "
+        header = [c.strip() for c in lines[0].strip("| ").split(sep)]
+        col = header.index(note_field)
+        for line in lines[1:]:
+            if set(line) <= {"|", "-"}:
+                continue
+            note = [c.strip() for c in line.strip().strip("|").split(sep.strip() or sep)][col]
+            parts = re.split(r"(?<=[.!]) ", note)
+            assert all(p in rr.NOTE_PHRASES[domain] for p in parts), note
+            assert rr._compatible(parts), note
+
+
+@pytest.mark.parametrize("domain", sorted(rr.SCHEMAS))
+def test_every_note_length_can_be_hit_and_lengthened(domain: str) -> None:
+    rng = __import__("random").Random(5)
+    for n in range(11, 39):
+        note = rr._text_of_length(rng, domain, n)
+        assert len(note) == n
+        longer = rr._lengthen(rng, domain, note)
+        assert len(longer) == n + 1
+        assert all(p in rr.NOTE_PHRASES[domain] for p in __import__("re").split(r"(?<=[.!]) ", longer))
+
+
+def test_no_words_the_dictionary_lacks_in_schemas() -> None:
+    text = repr(rr.SCHEMAS)
+    for word in ("advisor", "sku", "backordered", "waitlisted", "license"):
+        assert f'"{word}' not in text and f"'{word}" not in text, word
+
+
+def test_export_date_after_every_record_date() -> None:
+    months = {m: k for k, m in enumerate(
+        ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+         "November", "December"), start=1)}
+    import re
+
+    checked = 0
+    for item in cached_draw(NAME).items[::5]:
+        state = item.state if isinstance(item.state, str) else str(item.state)
+        day, month, year = re.search(r" on (\d{1,2}) (\w+) (\d{4})", state.split("\n")[0]).groups()
+        exported = dt.date(int(year), months[month], int(day))
+        dates = [dt.date.fromisoformat(d) for d in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", state)]
+        assert not dates or max(dates) < exported, item.id
+        checked += bool(dates)
+    assert checked > 50
+
+
+def test_an_before_vowel_business() -> None:
+    states = [i.state for i in cached_draw(NAME).items if "adult education organisation" in str(i.state)]
+    assert states and all("a adult" not in str(s) for s in states)

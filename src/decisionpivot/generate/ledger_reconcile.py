@@ -47,6 +47,11 @@ Version history:
 * 1.0 - first release.
 * 1.1 - members break different entries; boundary dates at exactly the tolerance in the base case;
   bank-only lines; gold position balanced by construction.
+* 1.2 - text revision (core 1.2): the cash-book column "Counterparty", a word the British English
+  dictionary lacks, is headed "Payer or payee"; the intro's article agrees with the business
+  ("an adult education firm", was "a adult education firm"); the reconciliation is done by an
+  accounts, finance, bookkeeping or treasury team (was any department of the domain: a front desk,
+  kitchen or stores team reconciling the bank account). Cases and answers are unchanged.
 """
 
 from __future__ import annotations
@@ -60,13 +65,13 @@ from typing import Any
 from decisionpivot.generate.common.domains import DOMAINS, Domain
 from decisionpivot.generate.common.formatting import MONTHS, iso_date, long_date
 from decisionpivot.generate.common.names import NameForge, invented_stem
-from decisionpivot.generate.common.wording import pick
+from decisionpivot.generate.common.wording import a_or_an, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "ledger_reconcile"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Which entry of ledger A does not reconcile with ledger B?"
 NONE_KEY = "none"
 N_OPTIONS = 5
@@ -86,8 +91,10 @@ ELIGIBLE = {
     "broken_split": ("split",),
 }
 
+TEAMS = ("accounts", "finance", "bookkeeping", "treasury")
+"""Who reconciles the bank account (four, like every domain's departments, so the draw is unchanged)."""
 INTROS = (
-    "{company}, a {business} firm, reconciles its {currency} operating account at {bank} for {month}. "
+    "{company}, {a_business} firm, reconciles its {currency} operating account at {bank} for {month}. "
     "Ledger A is the company's own cash book; ledger B is the bank statement for the same period.",
     "Month-end reconciliation for {month}: the {department} team of {company} ({business}) compares its "
     "own books (ledger A) with the statement that {bank} issued for the account (ledger B).",
@@ -437,7 +444,7 @@ def _sample_base(rng: random.Random, level: int, config: LedgerReconcileConfig) 
         "domain": domain.name,
         "business": domain.business,
         "currency": domain.currency,
-        "department": pick(rng, domain.departments),
+        "department": pick(rng, TEAMS),
         "company": company,
         "bank": bank,
         "month": f"{MONTHS[month - 1]} {year}",
@@ -667,6 +674,7 @@ def render(case: dict[str, Any]) -> str:
         INTROS[w["intro"]].format(
             company=case["company"],
             business=case["business"],
+            a_business=a_or_an(case["business"]),
             currency=cur,
             bank=case["bank"],
             month=case["month"],
@@ -679,7 +687,7 @@ def render(case: dict[str, Any]) -> str:
     lines += ["", f"Ledger A ({case['company']}, cash book, {len(case['a'])} entries):"]
     lines += _table(
         w["table"],
-        ["Entry", "Date", "Counterparty", "Reference", "Channel", f"Amount ({cur})"],
+        ["Entry", "Date", "Payer or payee", "Reference", "Channel", f"Amount ({cur})"],
         [
             [e["id"], _date(case, e["date"]), e["party"], e["ref"], e["channel"], _signed(e["cents"])]
             for e in case["a"]

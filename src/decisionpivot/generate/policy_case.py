@@ -56,6 +56,9 @@ per interpretation over the family, 67/67/66 within each level.
 
 Version history:
 * 1.0 - first release.
+* 1.1 - text revision (core 1.2): the data-sharing field "Anonymisation", a word the British English
+  dictionary lacks, is labelled "Redaction of names"; the purchasing field "Payment terms" is "Payment
+  schedule", since a rule reads "the payment terms is milestone" (same values, same rules).
 """
 
 from __future__ import annotations
@@ -76,7 +79,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "policy_case"
-VERSION = "1.0"
+VERSION = "1.1"
 QUESTION = "What does the policy require for this case?"
 OUTCOMES = ("approve", "deny", "escalate")
 OPTIONS = (
@@ -256,7 +259,7 @@ DOMAINS: tuple[PolicyDomain, ...] = (
             _cat("role", "Requester role", "team member", "team lead", "department head",
                  "project manager"),
             _cat("funding", "Funding source", "operating budget", "grant", "capital budget"),
-            _cat("terms", "Payment terms", "standard", "prepayment", "milestone"),
+            _cat("terms", "Payment schedule", "standard", "prepayment", "milestone"),
         )),
     PolicyDomain(
         "data_sharing", "Data sharing policy", "sharing request", "a", "sharing requests",
@@ -269,7 +272,7 @@ DOMAINS: tuple[PolicyDomain, ...] = (
                  "regulator", "marketing agency"),
             _cat("classification", "Data classification", "public", "internal", "confidential",
                  "restricted"),
-            _cat("anonymisation", "Anonymisation", "applied", "skipped"),
+            _cat("anonymisation", "Redaction of names", "applied", "skipped"),
             _cat("agreement", "Data agreement", "signed", "unsigned"),
             _cat("purpose", "Purpose", "research", "marketing", "audit", "customer support",
                  "product testing"),

@@ -47,6 +47,19 @@ Version history:
 * 1.0 - first release.
 * 1.1 - near misses at the edge of every broken rule in the base batch; thirteen types balanced to
   40/41 breaking items; gold rule position balanced by construction.
+* 1.2 - text revision (core 1.2). Notes (the length rule's field) are built from whole phrases of the
+  domain (``NOTE_PHRASES``: "Keep upright. Call ahead.", "Happy birthday!") instead of single random
+  words ("door door", "After quiet a afternoon a label"); the breaking member swaps one phrase for
+  one a character longer. Dictionary words: "adviser", "item_code", "back-ordered", "wait-listed",
+  "licence assignment"; "an adult education organisation". Plausibility: the batch is exported after
+  the last date it holds (was: sent on 7 July with pickups on 19-20 July); departments that handle the
+  record type (no lab orders from radiology, no "front desk desk"); quantity ranges and planned
+  counts per domain (1-10 guests, not 20-309); the finance range field is ``term_months`` (was
+  ``instalments`` next to ``instalments_due``), the software one ``storage_gb`` (was ``seats`` next to
+  ``seats_bought``); format codes have no vowels (no "697/AN") and a
+  lower-case break lowers the first letter ("kV-4821", not "Kv-4821"). Each broken rule has its own
+  target record (two near misses on one record could undo each other: a combination twin moving the
+  start date away from a date-order edge).
 """
 
 from __future__ import annotations
@@ -63,13 +76,13 @@ from decisionpivot.generate.common.domains import DOMAIN_BY_NAME
 from decisionpivot.generate.common.formatting import long_date
 from decisionpivot.generate.common.names import NameForge, invented_stem
 from decisionpivot.generate.common.seeding import stable_seed
-from decisionpivot.generate.common.wording import join_words, pick
+from decisionpivot.generate.common.wording import a_or_an, join_words, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "record_rule"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Which rule does the batch violate?"
 NONE_KEY = "none"
 RULE_TYPES = (
@@ -126,6 +139,10 @@ ROLE_ORDER = (
 # Per domain: record type and field names of every role, plus the value vocabularies.
 SCHEMAS: dict[str, dict[str, Any]] = {
     "logistics": dict(
+        departments=("dispatch", "warehouse", "fleet"),
+        qty_lo=(1, 5, 10, 20),
+        qty_span=(20, 400),
+        planned_max=40,
         record="shipment line",
         key="line_id",
         prefix="SL",
@@ -153,6 +170,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         statuses=("booked", "loaded", "in transit", "delivered", "on hold", "returned", "cancelled"),
     ),
     "healthcare": dict(
+        departments=("laboratory", "outpatient", "ward administration"),
+        qty_lo=(1, 2, 5),
+        qty_span=(10, 40),
+        planned_max=12,
         record="lab order",
         key="order_id",
         prefix="LO",
@@ -180,10 +201,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         statuses=("ordered", "collected", "in analysis", "reported", "rejected", "on hold", "voided"),
     ),
     "retail": dict(
+        departments=("order processing", "online sales", "stores"),
+        qty_lo=(1, 2),
+        qty_span=(10, 100),
+        planned_max=40,
         record="order line",
         key="line_id",
         prefix="OL",
-        code="sku",
+        code="item_code",
         qty="units",
         site="store",
         sites="stores",
@@ -204,14 +229,18 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         approver="supervisor",
         urgent="same-day",
         levels=("standard", "next-day", "same-day"),
-        statuses=("placed", "picked", "packed", "shipped", "backordered", "refunded", "cancelled"),
+        statuses=("placed", "picked", "packed", "shipped", "back-ordered", "refunded", "cancelled"),
     ),
     "software": dict(
-        record="license assignment",
+        departments=("licensing", "sales", "support"),
+        qty_lo=(1, 5, 10),
+        qty_span=(20, 400),
+        planned_max=60,
+        record="licence assignment",
         key="assignment_id",
         prefix="LA",
-        code="license_key",
-        qty="seats",
+        code="licence_key",
+        qty="storage_gb",
         site="region",
         sites="regions",
         party="account_id",
@@ -234,11 +263,15 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         statuses=("requested", "active", "suspended", "expired", "revoked", "pending", "trial"),
     ),
     "finance": dict(
+        departments=("payments", "treasury", "lending"),
+        qty_lo=(1, 2, 3),
+        qty_span=(12, 60),
+        planned_max=36,
         record="payment instruction",
         key="instruction_id",
         prefix="PI",
         code="batch_ref",
-        qty="instalments",
+        qty="term_months",
         site="branch",
         sites="branches",
         party="client_id",
@@ -261,6 +294,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         statuses=("drafted", "approved", "released", "settled", "returned", "held", "cancelled"),
     ),
     "education": dict(
+        departments=("admissions", "registry", "student services"),
+        qty_lo=(1, 5, 10),
+        qty_span=(20, 120),
+        planned_max=40,
         record="enrolment",
         key="enrolment_id",
         prefix="EN",
@@ -280,14 +317,18 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         end="end_date",
         status="status",
         note="remark",
-        owner="advisor",
+        owner="adviser",
         priority="mode",
         approver="mentor",
         urgent="intensive",
         levels=("regular", "evening", "intensive"),
-        statuses=("applied", "admitted", "enrolled", "completed", "withdrawn", "deferred", "waitlisted"),
+        statuses=("applied", "admitted", "enrolled", "completed", "withdrawn", "deferred", "wait-listed"),
     ),
     "energy": dict(
+        departments=("field service", "metering", "grid operations"),
+        qty_lo=(5, 10, 15, 30),
+        qty_span=(60, 400),
+        planned_max=20,
         record="work order",
         key="order_id",
         prefix="WO",
@@ -315,6 +356,10 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         statuses=("opened", "scheduled", "in progress", "closed", "deferred", "cancelled", "escalated"),
     ),
     "hospitality": dict(
+        departments=("reservations", "front desk", "events"),
+        qty_lo=(1,),
+        qty_span=(3, 10),
+        planned_max=14,
         record="room booking",
         key="booking_id",
         prefix="RB",
@@ -346,7 +391,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "checked out",
             "no-show",
             "cancelled",
-            "waitlisted",
+            "wait-listed",
         ),
     ),
 }
@@ -357,57 +402,98 @@ PATTERNS = {
     "LDDDDDD": ("one capital letter followed by six digits", r"[A-Z]\d{6}"),
     "DDDD-DDDD": ("two groups of four digits joined by a hyphen", r"\d{4}-\d{4}"),
 }
-WORDS = (
-    "a",
-    "at",
-    "by",
-    "no",
-    "on",
-    "to",
-    "ask",
-    "bay",
-    "dry",
-    "key",
-    "per",
-    "use",
-    "call",
-    "desk",
-    "door",
-    "keep",
-    "late",
-    "side",
-    "slot",
-    "upon",
-    "ahead",
-    "check",
-    "early",
-    "floor",
-    "front",
-    "label",
-    "quiet",
-    "after",
-    "before",
-    "signed",
-    "remind",
-    "office",
-    "handle",
-    "corner",
-    "counter",
-    "confirm",
-    "deliver",
-    "morning",
-    "fragile",
-    "contact",
-    "reception",
-    "afternoon",
-    "paperwork",
-    "carefully",
-    "supervisor",
-    "tomorrow",
-    "entrance",
-    "schedule",
-    "appointment",
-)
+# Notes are whole phrases (complete short notes, one sentence each) of the record type's domain;
+# a note of any length from 9 to 38 characters is one phrase or two or three of them in a row.
+NOTE_PHRASES: dict[str, tuple[str, ...]] = {
+    "logistics": (
+        "Fragile.", "Keep dry.", "Keep cool.", "Call ahead.", "No tipping.", "Heavy items.", "Keep frozen.",
+        "Do not stack.", "Glass inside.", "Keep upright.", "Fragile goods.", "Liquids inside.",
+        "Two-person lift.", "Handle with care.", "Tail lift needed.", "Use the side gate.",
+        "Leave at reception.", "Signature required.", "Deliver before noon.", "Keep away from heat.",
+        "Use the lift on site.", "Leave with the porter.", "Driver must wear boots.",
+        "Customs papers attached.", "Forklift needed on site.", "Pallets must be wrapped.",
+        "Deliver to the back door.", "Ring the bell on arrival.", "Use the rear loading bay.",
+        "No deliveries on Saturday.", "Check the seals on arrival.", "Book a slot before delivery.",
+        "Call the warehouse on arrival.",
+    ),
+    "healthcare": (
+        "Stat test.", "Hard veins.", "Repeat test.", "Very anxious.", "Query anaemia.", "Urgent result.",
+        "Copy to the GP.", "Fasting sample.", "On antibiotics.", "Elderly patient.", "Allergy to latex.",
+        "Pregnant patient.", "Query iron levels.", "Check liver values.", "Label checked twice.",
+        "Patient is diabetic.", "Patient on warfarin.", "Sample taken at 8am.", "Keep the sample cold.",
+        "Known kidney disease.", "Post-operative check.", "Recheck in two weeks.", "Results to the clinic.",
+        "Blood pressure is high.", "Follow-up of last test.", "No food since midnight.",
+        "Taken before breakfast.", "Second sample requested.", "Compare with last result.",
+        "Patient prefers mornings.", "Call the ward with results.", "Sample from the night shift.",
+        "Repeat if the result is high.", "Send a copy to the consultant.",
+    ),
+    "retail": (
+        "Enjoy it!", "Thank you!", "With love.", "Enjoy them.", "All my love.", "Happy Easter!",
+        "Get well soon.", "Happy birthday!", "Happy new year!", "Congratulations!", "Merry Christmas!",
+        "Thinking of you.", "Happy retirement!", "With best wishes.", "A small thank you.",
+        "Enjoy the weekend!", "Happy anniversary!", "Have a lovely day.", "Sorry I missed it.",
+        "Many happy returns!", "Enjoy your new home.", "Love from all of us.", "With warmest wishes.",
+        "For your new kitchen.", "See you at the party.", "Well done on passing!", "Welcome to the family.",
+        "Hope you like the gift.", "Enjoy, and see you soon.", "Good luck in the new job.",
+        "Cheers to many more years.", "Congratulations to you both!", "Happy birthday from all of us.",
+    ),
+    "software": (
+        "Key used.", "Key reset.", "Quote sent.", "Renewal due.", "Paid by card.", "Test account.",
+        "Paid annually.", "Owner on leave.", "Trial extended.", "Partner licence.", "Reseller account.",
+        "Upgrade requested.", "Confirmed by email.", "Renewal not wanted.", "Shared team access.",
+        "Renewal in progress.", "Billing via reseller.", "Pending legal review.", "Key sent to the owner.",
+        "Replaces an older key.", "Added for the new team.", "Awaiting a new invoice.",
+        "Check usage next month.", "Discount agreed in May.", "Needs a purchase order.",
+        "Renew before the audit.", "Seats moved from sales.", "Contact the owner first.",
+        "Moved to annual billing.", "Used by the support team.", "Replaces the old contract.",
+        "Waiting for a signed order.", "Second key for the test lab.", "Transferred from old account.",
+        "Agreed with the account owner.",
+    ),
+    "finance": (
+        "Rent due.", "Car lease.", "Legal fees.", "Bank refund.", "Monthly rent.", "Final payment.",
+        "Loan repayment.", "Membership fee.", "Rent for March.", "Salary advance.", "Office supplies.",
+        "Consultancy fees.", "Early settlement.", "Supplier invoice.", "Includes late fee.",
+        "Refund of deposit.", "Second instalment.", "As agreed by phone.", "Payment on account.",
+        "Rent for the garage.", "Refund to the client.", "Travel costs refunded.", "Check the bank details.",
+        "Release after approval.", "Repayment of overdraft.", "Balance of the contract.",
+        "Annual insurance premium.", "Deposit for new premises.", "Paid on behalf of client.",
+        "Quarterly service charge.", "Settles the last invoice.", "Transfer between accounts.",
+        "Monthly loan repayment due.", "Fee for the new credit line.", "Settlement of the final bill.",
+    ),
+    "education": (
+        "Fees due.", "Fees paid.", "Left early.", "New student.", "Has two jobs.", "Needs a tutor.",
+        "Mature student.", "Needs a locker.", "Part-time study.", "Has a study plan.", "Late application.",
+        "Fees paid in full.", "Has a hearing aid.", "Requires a laptop.", "Returning student.",
+        "Employer pays fees.", "Joined in week two.", "Works night shifts.", "Awaiting transcript.",
+        "Bursary applied for.", "Deferred from spring.", "First course with us.", "Needs a reading list.",
+        "Study leave approved.", "Certificate to follow.", "Placement test passed.", "Wants an exam in June.",
+        "Needs step-free access.", "Speaks three languages.", "Prefers evening classes.",
+        "Needs extra reading time.", "Needs large-print handouts.", "Deferred to the autumn term.",
+        "Wants to sit the final exam.", "Moved from the morning group.",
+    ),
+    "energy": (
+        "No power.", "No access.", "Wet floor.", "Site clear.", "Dog on site.", "Old fuse box.",
+        "Fuse replaced.", "Ladder needed.", "Meter replaced.", "Meter in cellar.", "New seal fitted.",
+        "Dog kept indoors.", "Old meter removed.", "Revisit next week.", "Cabinet door stiff.",
+        "Key with neighbour.", "Parking is limited.", "Meter moved outside.", "Access via rear gate.",
+        "Call before visiting.", "Customer not at home.", "Customer was helpful.", "Reading taken at 9am.",
+        "Report sent to office.", "Cable damaged by frost.", "Meter cupboard blocked.",
+        "Photo of reading taken.", "Seal broken on arrival.", "Wiring checked and safe.",
+        "Ask for the site manager.", "Site is locked on Sundays.", "Meter reading sent by post.",
+        "Gas smell reported, checked.", "Reading agrees with the bill.", "Customer asked for a callback.",
+    ),
+    "hospitality": (
+        "Sea view.", "No stairs.", "High floor.", "Quiet room.", "Crib needed.", "Extra towels.",
+        "Extra pillows.", "Late check-in.", "Early check-in.", "Adjoining rooms.", "Cot in the room.",
+        "Early breakfast.", "Airport transfer.", "Honeymoon couple.", "Vegetarian meals.", "Dog friendly room.",
+        "Ground floor room.", "Twin beds, please.", "Wheelchair access.", "Away from the lift.",
+        "No feather pillows.", "Room near the lift.", "Flowers in the room.", "Parking space needed.",
+        "Sea view if possible.", "Gluten-free breakfast.", "Late departure, please.", "Newspaper each morning.",
+        "Arriving after midnight.", "Birthday cake at dinner.", "Close to the lift, please.",
+        "Cot and high chair needed.", "Breakfast in the room daily.", "Quiet room away from the bar.",
+        "Room on the top floor, please.",
+    ),
+}
 RULE_TEXT = {
     "required": (
         "Every record must have a value in {owner}.",
@@ -459,9 +545,9 @@ RULE_TEXT = {
 INTROS = (
     "{org} ({business}) loads a batch of {record} records exported by its {department} team on {date}. "
     "Before loading, the batch is checked against the integrity rules below.",
-    "Data check before import: a batch of {record} records of {org}, a {business} organisation, taken "
+    "Data check before import: a batch of {record} records of {org}, {a_business} organisation, taken "
     "from the {department} system on {date}.",
-    "The {department} desk of {org} ({business}) sent the batch of {record} records below on {date}; it "
+    "The {department} team of {org} ({business}) sent the batch of {record} records below on {date}; it "
     "must keep every integrity rule of the record type.",
 )
 NOTES = (
@@ -513,7 +599,7 @@ class RecordRuleConfig(FamilyConfig):
 
 
 def _pattern_value(rng: random.Random, kind: str) -> str:
-    letters = "ABCDEFGHJKLMNPRSTUVWXZ"
+    letters = "BCDFGHJKLMNPRSTVWXZ"  # no vowels: two letters never spell a word ("AN", "TO")
 
     def ls(n: int) -> str:
         return "".join(pick(rng, letters) for _ in range(n))
@@ -552,33 +638,66 @@ def _pattern_break(rng: random.Random, value: str, kind: str) -> str:
     if how == "separator":
         sep = "-" if "-" in value else "/"
         return value.replace(sep, pick(rng, [s for s in ("-", "/", ".", "") if s != sep]))
-    letters = [k for k, c in enumerate(value) if c.isalpha()]
-    k = pick(rng, letters)
+    k = next(k for k, c in enumerate(value) if c.isalpha())  # "kV-4821", never a word-like "Kv-4821"
     return value[:k] + value[k].lower() + value[k + 1 :]
 
 
-def _text_of_length(rng: random.Random, n: int) -> str:
-    """Words joined by spaces, exactly ``n`` characters long."""
-    words: list[str] = []
-    while True:
-        used = len(" ".join(words))
-        rem = n - used - (1 if words else 0)
-        exact = [w for w in WORDS if len(w) == rem]
-        if exact and (rem <= 6 or rng.random() < 0.5):
-            words.append(pick(rng, exact))
-            text = " ".join(words)
-            return text[0].upper() + text[1:]
-        fitting = [w for w in WORDS if len(w) <= rem - 2]
-        words.append(pick(rng, fitting))
+def _topics(phrase: str) -> set[str]:
+    """The first word and the longer words of a phrase: two phrases sharing one are not combined."""
+    words = re.findall(r"[a-z-]+", phrase.lower())
+    return {words[0]} | {w for w in words if len(w) >= 4}
 
 
-def _lengthen(rng: random.Random, text: str) -> str:
-    """One character more: the last word is replaced by a word one letter longer (so no typo shows)."""
-    head, _, last = text.rpartition(" ")
-    longer = [w for w in WORDS if len(w) == len(last) + 1]
-    if not head or not longer:
-        return text + ("e" if text.endswith("s") else "s")
-    return f"{head} {pick(rng, longer)}"
+def _compatible(parts: list[str] | tuple[str, ...]) -> bool:
+    """No two phrases of a note on the same topic ("High floor. Ground floor room.", "Fees paid. Fees due.")."""
+    seen: set[str] = set()
+    for part in parts:
+        topics = _topics(part)
+        if topics & seen:
+            return False
+        seen |= topics
+    return True
+
+
+@cache
+def _note_combinations(domain: str, n: int) -> tuple[tuple[str, ...], ...]:
+    """Every note of exactly ``n`` characters made of one, two or three different phrases of ``domain``."""
+    phrases = NOTE_PHRASES[domain]
+    found: list[tuple[str, ...]] = [(p,) for p in phrases if len(p) == n]
+    for p in phrases:
+        for q in phrases:
+            if q != p and len(p) + 1 + len(q) == n:
+                found.append((p, q))
+            rest = n - len(p) - len(q) - 2
+            if q != p and rest > 0:
+                found += [(p, q, r) for r in phrases if len(r) == rest and r not in (p, q)]
+    return tuple(c for c in found if _compatible(c))
+
+
+def _text_of_length(rng: random.Random, domain: str, n: int) -> str:
+    """A note of exactly ``n`` characters: whole phrases of the domain, fewest phrases preferred."""
+    combos = _note_combinations(domain, n)
+    if not combos:
+        raise ValueError(f"no note of {n} characters for {domain}")
+    fewest = min(len(c) for c in combos)
+    short = [c for c in combos if len(c) <= max(fewest, 2)]
+    return " ".join(pick(rng, short if rng.random() < 0.8 else list(combos)))
+
+
+def _lengthen(rng: random.Random, domain: str, text: str) -> str:
+    """The note one character longer: one of its phrases is swapped for a phrase one character longer."""
+    parts = re.split(r"(?<=[.!]) ", text)
+    spots = list(range(len(parts)))
+    rng.shuffle(spots)
+    for k in spots:
+        longer = [
+            p
+            for p in NOTE_PHRASES[domain]
+            if len(p) == len(parts[k]) + 1 and _compatible([*parts[:k], p, *parts[k + 1 :]])
+        ]
+        if longer:
+            return " ".join([*parts[:k], pick(rng, longer), *parts[k + 1 :]])
+    return _text_of_length(rng, domain, len(text) + 1)
 
 
 def _money(cents: int) -> str:
@@ -643,8 +762,8 @@ def _sample_context(
     roles = [r for r in ROLE_ORDER if r in used_roles]
 
     pattern_kind = pick(rng, sorted(PATTERNS))
-    lo = pick(rng, (0, 1, 5, 10, 20))
-    hi = lo + rng.randrange(20, 400)
+    lo = pick(rng, schema["qty_lo"])
+    hi = lo + rng.randrange(*schema["qty_span"])
     statuses = list(schema["statuses"])
     rng.shuffle(statuses)
     allowed = sorted(statuses[: rng.randint(3, 4)])
@@ -697,9 +816,10 @@ def _sample_context(
         "domain": domain_name,
         "org": forge.organisation(),
         "business": domain.business,
-        "department": pick(rng, domain.departments),
+        "department": pick(rng, schema["departments"]),
         "record": schema["record"],
-        "date": long_date(dt.date(year, month, 1) + dt.timedelta(days=rng.randrange(27))),
+        # exported after the last date a record can carry (start by day 20, end at most 9 days later)
+        "date": long_date(dt.date(year, month, 1) + dt.timedelta(days=rng.randrange(29, 34))),
         "month": [year, month],
         "intro": rng.randrange(len(INTROS)),
         "note_variant": rng.randrange(len(NOTES)),
@@ -710,6 +830,7 @@ def _sample_context(
             "prefix": schema["prefix"],
             "urgent": schema["urgent"],
             "levels": list(schema["levels"]),
+            "planned_max": schema["planned_max"],
             "statuses": list(schema["statuses"]),
             "sites": schema["sites"],
             "register": schema["register"],
@@ -740,7 +861,7 @@ def _sample_records(rng: random.Random, ctx: dict[str, Any], n: int) -> list[dic
             continue
         keys.add(key)
         combos.add((party, start.isoformat()))
-        planned = rng.randrange(2, 60)
+        planned = rng.randrange(2, ctx["schema"]["planned_max"] + 1)
         net = rng.randrange(1000, 500000)
         tax = rng.randrange(0, net // 4 + 1)
         level = pick(rng, ctx["schema"]["levels"])
@@ -763,7 +884,7 @@ def _sample_records(rng: random.Random, ctx: dict[str, Any], n: int) -> list[dic
                 "net": _money(net),
                 "tax": _money(tax),
                 "gross": _money(net + tax),
-                "note": _text_of_length(rng, rng.randint(p["n"] // 2, p["n"])),
+                "note": _text_of_length(rng, ctx["domain"], rng.randint(p["n"] // 2, p["n"])),
             }
         )
     return records
@@ -784,7 +905,7 @@ def _near_miss(
     elif t == "date_order":
         rec["end"] = rec["start"]
     elif t == "length":
-        rec["note"] = _text_of_length(rng, p["n"])
+        rec["note"] = _text_of_length(rng, ctx["domain"], p["n"])
     elif t == "unique":
         i = pick(rng, [k for k in range(len(records)) if k != j])
         rec["key"] = _lookalike_digits(rng, records[i]["key"], {r["key"] for r in records})
@@ -842,7 +963,7 @@ def _break(
     if t == "enum":
         return "status", pick(rng, [s for s in ctx["schema"]["statuses"] if s not in p["allowed"]])
     if t == "length":
-        return "note", _lengthen(rng, rec["note"])
+        return "note", _lengthen(rng, ctx["domain"], rec["note"])
     if t == "foreign_key":
         ids = {row[0] for row in ctx["lists"]["register"]}
         return "party", _lookalike_digits(rng, rec["party"], ids)
@@ -908,6 +1029,7 @@ def render(case: dict[str, Any]) -> str:
         INTROS[case["intro"]].format(
             org=case["org"],
             business=case["business"],
+            a_business=a_or_an(case["business"]),
             record=case["record"],
             department=case["department"],
             date=case["date"],
@@ -1009,7 +1131,7 @@ def build_group(plan: GroupPlan, rng: random.Random, config: RecordRuleConfig) -
     for _ in range(100):
         ctx = _sample_context(rng, plan.level, types, config, positions, k_rules)
         by_role = _sample_records(rng, ctx, n)
-        targets = {t: rng.randrange(n) for t in types}
+        targets = dict(zip(types, rng.sample(range(n), len(types)), strict=True))  # one record per rule
         setups = {t: _near_miss(rng, ctx, by_role, t, targets[t]) for t in types}
         changes = {t: _break(rng, ctx, by_role, t, targets[t], setups[t]) for t in types}
         field_of = dict(zip(ctx["roles"], ctx["fields"], strict=True))
