@@ -108,10 +108,12 @@ CLOSING = (1020, 1200)
 """Earliest and latest closing time (minutes after midnight), drawn to the minute."""
 
 INTRO = (
-    "Room bookings of {org} ({business}), kept by the {dept} office.",
-    "Booking sheet for the meeting rooms of {org}, a {business} organisation; maintained by {dept}.",
-    "{org} ({business}) - shared rooms and their bookings, as held by the {dept} team.",
+    "Room bookings of {org} ({business}), kept by the {keeper} team.",
+    "Booking sheet for the meeting rooms of {org}, an organisation in {business}; maintained by the {keeper} team.",
+    "{org} ({business}) - shared rooms and their bookings, as held by the {keeper} team.",
 )
+KEEPERS = ("facilities", "office services", "reception", "workplace services")
+"""Teams that keep a room-booking sheet (not a domain department such as radiology or the kitchen)."""
 CONVENTIONS: dict[str, tuple[str, ...]] = {
     "end": (
         "Times are on the 24-hour clock and every end time is exclusive: a booking from 09:00 to 10:00 "
@@ -506,7 +508,7 @@ def _try_case(
     case: dict[str, Any] = {
         "domain": domain.name,
         "intro": pick(rng, INTRO).format(
-            org=forge.organisation(), business=domain.business, dept=pick(rng, depts)
+            org=forge.organisation(), business=domain.business, keeper=pick(rng, KEEPERS)
         ),
         "conventions": [],
         "buffer": buffer,
@@ -928,9 +930,10 @@ def _render_bookings(case: dict[str, Any]) -> list[str]:
                 f"{b['count']} attendees (ref {b['ref']})"
             )
         else:
+            named = f"other named attendees: {others}" if b["attendees"] else "no other named attendees"
             lines.append(
                 f"{b['ref']}: {b['room']}, {_date(b['date'])}, {clock(b['start'])} to {clock(b['end'])}, "
-                f"organiser {b['organiser']}, other named attendees: {others}, {b['count']} attendees."
+                f"organiser {b['organiser']}, {named}, {b['count']} attendees."
             )
     return lines
 
