@@ -50,6 +50,10 @@ Version history:
   opening and closing times put every hours negative on :59, :29, :14, :01 or :31; a bag-of-bigrams
   probe scored +6 points on fresh draws. Now the limit time is uniform over the 5-minute cycle and
   room hours are drawn to the minute, so both members show each minute equally often.
+* 1.3 - text revision (core 1.2, issue 14): the sheet is kept by a facilities-type team instead of a
+  domain department (a radiology office keeping room bookings, "maintained by front desk"); no
+  article before the business ("a adult education organisation"); a booking line with nobody else
+  named says "no other named attendees" instead of a dash. Cases and answers are unchanged.
 """
 
 from __future__ import annotations
@@ -70,7 +74,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "booking_check"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Can the requested booking be confirmed as it stands?"
 OPTIONS = (
     Option("yes", "the request meets every booking convention and can be confirmed as it stands"),

@@ -21,6 +21,12 @@ Levels: 2 needed facts among 20 rows, 3 among 40, 4 among 80. 300 pairs; 150 neg
 Version history:
 * 1.0 - first release.
 * 1.1 - glossary per domain concept, three table styles, look-alikes always present as distractors.
+* 1.2 - text revision (core 1.2, issue 14): the sheet is compiled by a research-type team (market
+  research, strategy, ...) instead of a domain department ("front desk desk", a kitchen compiling
+  market facts); no article before the business ("a adult education market review"); two
+  organisations are compared with "larger" and "both"; a briefing question names each organisation
+  once ("the chief executive and the fiscal year end of X", one "for X, ...; for Y, ..." clause per
+  organisation when several have several facts). Answers, rows and shortcuts are unchanged.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "fact_answerable"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Can the question be answered from the facts listed?"
 OPTIONS = (
     Option("yes", "every fact the question needs is listed"),

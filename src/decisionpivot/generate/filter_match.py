@@ -66,6 +66,13 @@ Version history:
 * 1.0 - first release: 20 constraint types, boundary pairs, one JSON catalog record.
 * 1.1 - exact integer/fraction arithmetic throughout, strict limits with the negative on or one
   step past the limit, near-limit non-decisive constraints, three wordings per constraint type.
+* 1.2 - text revision (core 1.2, issue 14): the family's own physical goods per domain, each with
+  materials, weights, sizes, pack sizes and buying teams that fit it (no support plan of merino
+  wool weighing 20 kg; software buyers order server racks and network switches), electric fields
+  (power, noise, batteries, energy class) only on electric goods and a pattern only on textiles;
+  "nylon" for "polyamide", "low-impact" for the "eco" tag, a/an in descriptions ("An infusion
+  stand ..."), buyer lines without "front desk desk". Constraints, boundaries and shortcuts are built
+  as before.
 """
 
 from __future__ import annotations
@@ -87,7 +94,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "filter_match"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Does the record satisfy every constraint of the request?"
 OPTIONS = (
     Option("yes", "the record satisfies every constraint of the request"),

@@ -52,6 +52,12 @@ Version history:
 * 1.0 - first release.
 * 1.1 - boundary candidates preferred, shared option sets per group, gold positions balanced by
   construction, naive-order shortcut kept below chance.
+* 1.2 - text revision (core 1.2, issue 14): the queue is kept by a customer-facing desk per domain
+  (customer service, patient services, support, ...) instead of a domain department ("front desk
+  desk", "field service service queue", a radiology queue); summaries use the family's own goods,
+  machines and documents per domain so that only machines stop working and only physical goods
+  arrive late ("Development board not working", never "Support plan making a noise"); no article
+  before the business ("a adult education firm"). Queues, rules and answers are built as before.
 """
 
 from __future__ import annotations
@@ -72,7 +78,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "triage_order"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Which waiting case do the rules put at the position asked for in the state?"
 VARIATIONS = ("arrival", "current_time", "deadline", "class", "threshold")
 N_OPTIONS = 5
