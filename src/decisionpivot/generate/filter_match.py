@@ -175,7 +175,8 @@ GOODS: dict[str, tuple[Goods, ...]] = {
         Goods("thermometer", (PLASTIC, GLASS), (20, 250), (12, 20), (2, 6), ("wards", "pharmacy"), electric=True),
     ),
     "retail": (
-        Goods("kettle", (STEEL, GLASS, PLASTIC), (900, 1_900), (18, 26), (20, 30), ("stores", "merchandising"), electric=True),
+        Goods("kettle", (STEEL, GLASS, PLASTIC), (900, 1_900), (18, 26), (20, 30), ("stores", "merchandising"),
+              electric=True),
         Goods("desk lamp", (LIGHT_METAL, BRASS, OAK), (600, 3_500), (15, 45), (30, 70), ("stores", "merchandising"),
               electric=True),
         Goods("storage box", (PLASTIC, BEECH, OAK), (400, 6_000), (25, 80), (15, 45), ("stores", "merchandising")),
