@@ -60,7 +60,7 @@ top-level fields.
 Partial-information heuristics (exposed below and measured in the tests): checking only the direct
 constraints answers every positive and every direct negative but no computed one (0.65 item
 accuracy, 90 of 300 pairs, by construction); checking each constraint against the one field it
-names, without the computation, does worse (0.525 on the release draw, 15 of 300 pairs).
+names, without the computation, does worse (0.527 on the release draw, 16 of 300 pairs).
 
 Version history:
 * 1.0 - first release: 20 constraint types, boundary pairs, one JSON catalog record.
