@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from decisionpivot.audit.text import text_findings
 from decisionpivot.generate import booking_check as bc
 from decisionpivot.generate.family import Group, case_difference
 from decisionpivot.generate.registry import family
@@ -237,3 +238,19 @@ def test_named_people_and_the_room_are_busy_in_both_members_alike() -> None:
 def test_config_validate_rejects(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         bc.BookingCheckConfig(**kwargs).validate()
+
+
+# --- core 1.2 text revision ------------------------------------------------------------------------
+
+
+def test_no_text_findings_on_release_and_fresh_seeds() -> None:
+    for seed in (20261008, 1, 2):
+        assert text_findings(cached_draw(NAME, seed).items) == []
+
+
+def test_sheet_is_kept_by_a_facilities_team_and_dashes_stay_in_tables() -> None:
+    for item in cached_draw(NAME).items:
+        intro = item.state.splitlines()[0]
+        assert re.search(r"the ([a-z ]+) team\.$", intro)[1] in bc.KEEPERS  # type: ignore[index]
+        assert " a adult" not in intro
+        assert "other named attendees: -," not in item.state

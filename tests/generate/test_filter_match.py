@@ -7,6 +7,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
+from decisionpivot.audit.text import text_findings
 from decisionpivot.generate import filter_match as fm
 from decisionpivot.generate.common.seeding import group_rng
 from decisionpivot.generate.family import Group, case_difference, flatten
@@ -307,3 +308,46 @@ def test_small_config_draws() -> None:
     for p in plans:
         group = fm.build_group(p, group_rng(NAME, 7, p.level, p.index), config)
         assert len(group.members[0].case["constraints"]) == config.constraints[p.level - 1]
+
+
+# --- core 1.2 text revision ------------------------------------------------------------------------
+
+
+def test_no_text_findings_on_release_and_fresh_seeds() -> None:
+    for seed in (20261008, 1, 2):
+        assert text_findings(cached_draw(NAME, seed).items) == []
+
+
+def test_every_record_is_physical_goods_with_a_fitting_material_weight_and_size() -> None:
+    for item in items():
+        record = item.state["record"]
+        goods = fm.GOODS_BY_NAME[record["category"]]
+        assert goods in fm.GOODS[item.domain]
+        allowed = {m for i in goods.materials for m in fm.MATERIAL_PAIRS[i]}
+        assert record["material"] in allowed, (record["category"], record["material"])
+        low, high = goods.weight_g
+        assert low - 1 <= record["unit_weight_g"] <= high + 1
+        assert goods.pack[0] <= record["units_per_pack"] <= goods.pack[1]
+        if not goods.electric:
+            assert not set(fm.ELECTRIC_KEYS) & set(record)
+        if not goods.textile:
+            assert "pattern" not in record
+    assert not {"support plan", "license seat", "licence seat", "build agent"} & set(fm.GOODS_BY_NAME)
+
+
+def test_material_constraints_name_materials_the_goods_can_have() -> None:
+    for item in items():
+        goods = fm.GOODS_BY_NAME[item.state["record"]["category"]]
+        allowed = {m for i in goods.materials for m in fm.MATERIAL_PAIRS[i]}
+        for text in item.state["request"]["constraints"]:
+            spec = fm.parse_constraint(text)
+            if spec["type"] == "material":
+                assert spec["args"]["material"] in allowed
+
+
+def test_words_the_checker_flagged_in_1_1_are_gone() -> None:
+    text = " ".join(str(item.state) for item in items())
+    for bad in ("polyamide", "'eco'", "desk desk", "A infusion", "A espresso", "A exam", "A inverter"):
+        assert bad not in text
+    for item in items():
+        assert item.state["request"]["from"].split(", ")[-1] != "front desk desk"

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from decisionpivot.audit.text import text_findings
 from decisionpivot.generate import triage_order as T
 from decisionpivot.generate.family import case_difference
 from decisionpivot.generate.registry import family
@@ -184,3 +185,30 @@ def test_config_validate_errors(change: dict[str, Any], message: str) -> None:
     config = dataclasses.replace(T.TriageOrderConfig(), **change)
     with pytest.raises(ValueError, match=message):
         config.validate()
+
+
+# --- core 1.2 text revision ------------------------------------------------------------------------
+
+
+def test_no_text_findings_on_release_and_fresh_seeds() -> None:
+    for seed in (20261008, 1, 2):
+        assert text_findings(cached_draw("triage_order", seed).items) == []
+
+
+def test_queue_is_kept_by_the_domain_customer_desk() -> None:
+    for item in cached_draw("triage_order").items:
+        intro = item.state.splitlines()[0]
+        assert f" {T.SETTINGS[item.domain].desk} " in intro
+        for bad in ("desk desk", "service service", " a adult", "Dev "):
+            assert bad not in intro
+
+
+def test_only_machines_break_and_only_goods_of_the_domain_appear() -> None:
+    for item in cached_draw("triage_order").items:
+        setting = T.SETTINGS[item.domain]
+        for option in item.options:
+            text = option.meaning
+            for tail in (" not working", " keeps switching off"):
+                if text.endswith(tail):
+                    assert text.removesuffix(tail).lower() in {m.lower() for m in setting.machines}, text
+            assert "support plan" not in text.lower() and "making a noise" not in text

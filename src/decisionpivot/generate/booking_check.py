@@ -50,6 +50,10 @@ Version history:
   opening and closing times put every hours negative on :59, :29, :14, :01 or :31; a bag-of-bigrams
   probe scored +6 points on fresh draws. Now the limit time is uniform over the 5-minute cycle and
   room hours are drawn to the minute, so both members show each minute equally often.
+* 1.3 - text revision (core 1.2, issue 14): the sheet is kept by a facilities-type team instead of a
+  domain department (a radiology office keeping room bookings, "maintained by front desk"); no
+  article before the business ("a adult education organisation"); a booking line with nobody else
+  named says "no other named attendees" instead of a dash. Cases and answers are unchanged.
 """
 
 from __future__ import annotations
@@ -70,7 +74,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "booking_check"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Can the requested booking be confirmed as it stands?"
 OPTIONS = (
     Option("yes", "the request meets every booking convention and can be confirmed as it stands"),
@@ -108,10 +112,12 @@ CLOSING = (1020, 1200)
 """Earliest and latest closing time (minutes after midnight), drawn to the minute."""
 
 INTRO = (
-    "Room bookings of {org} ({business}), kept by the {dept} office.",
-    "Booking sheet for the meeting rooms of {org}, a {business} organisation; maintained by {dept}.",
-    "{org} ({business}) - shared rooms and their bookings, as held by the {dept} team.",
+    "Room bookings of {org} ({business}), kept by the {keeper} team.",
+    "Booking sheet for the meeting rooms of {org}, an organisation in {business}; maintained by the {keeper} team.",
+    "{org} ({business}) - shared rooms and their bookings, as held by the {keeper} team.",
 )
+KEEPERS = ("facilities", "office services", "reception", "workplace services")
+"""Teams that keep a room-booking sheet (not a domain department such as radiology or the kitchen)."""
 CONVENTIONS: dict[str, tuple[str, ...]] = {
     "end": (
         "Times are on the 24-hour clock and every end time is exclusive: a booking from 09:00 to 10:00 "
@@ -506,7 +512,7 @@ def _try_case(
     case: dict[str, Any] = {
         "domain": domain.name,
         "intro": pick(rng, INTRO).format(
-            org=forge.organisation(), business=domain.business, dept=pick(rng, depts)
+            org=forge.organisation(), business=domain.business, keeper=pick(rng, KEEPERS)
         ),
         "conventions": [],
         "buffer": buffer,
@@ -928,9 +934,10 @@ def _render_bookings(case: dict[str, Any]) -> list[str]:
                 f"{b['count']} attendees (ref {b['ref']})"
             )
         else:
+            named = f"other named attendees: {others}" if b["attendees"] else "no other named attendees"
             lines.append(
                 f"{b['ref']}: {b['room']}, {_date(b['date'])}, {clock(b['start'])} to {clock(b['end'])}, "
-                f"organiser {b['organiser']}, other named attendees: {others}, {b['count']} attendees."
+                f"organiser {b['organiser']}, {named}, {b['count']} attendees."
             )
     return lines
 

@@ -21,6 +21,12 @@ Levels: 2 needed facts among 20 rows, 3 among 40, 4 among 80. 300 pairs; 150 neg
 Version history:
 * 1.0 - first release.
 * 1.1 - glossary per domain concept, three table styles, look-alikes always present as distractors.
+* 1.2 - text revision (core 1.2, issue 14): the sheet is compiled by a research-type team (market
+  research, strategy, ...) instead of a domain department ("front desk desk", a kitchen compiling
+  market facts); no article before the business ("a adult education market review"); two
+  organisations are compared with "larger" and "both"; a briefing question names each organisation
+  once ("the chief executive and the fiscal year end of X", one "for X, ...; for Y, ..." clause per
+  organisation when several have several facts). Answers, rows and shortcuts are unchanged.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "fact_answerable"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Can the question be answered from the facts listed?"
 OPTIONS = (
     Option("yes", "every fact the question needs is listed"),
@@ -110,10 +116,13 @@ DOMAIN_CONCEPTS = {
 }
 
 INTRO = (
-    "Fact sheet on organisations in {business}, compiled by the {department} desk on {date}.",
-    "Reference table of {business} organisations, prepared by the {department} team ({date}).",
-    "Organisation facts gathered for a {business} market review, as of {date}.",
+    "Fact sheet on organisations in {business}, compiled by the {compiler} team on {date}.",
+    "Reference table of organisations in {business}, prepared by the {compiler} team ({date}).",
+    "Organisation facts gathered for a market review of {business}, as of {date}.",
 )
+COMPILERS = ("market research", "strategy", "business development", "investor relations", "competitor analysis")
+"""Teams that compile facts about other organisations (a domain's own departments - a kitchen, a
+radiology desk - do not)."""
 RULES = (
     (
         "Each row states one attribute of one organisation.",
@@ -194,13 +203,21 @@ def _query_text(template: str, needs: list[tuple[str, Concept]], rng: random.Ran
         return pick(rng, ("What is the combined {p} of {o}?", "Add up the {p} of {o}: what is the total?")).format(
             p=phrase, o=join_words(orgs))
     if template == "compare":
-        return pick(rng, ("Which of {o} has the largest {p}?", "Among {o}, whose {p} is the largest?")).format(
-            p=phrase, o=join_words(orgs))
+        most = "larger" if len(orgs) == 2 else "largest"
+        return pick(rng, ("Which of {o} has the {m} {p}?", "Of {o}, whose {p} is the {m}?")).format(
+            p=phrase, o=join_words(orgs), m=most)
     if template == "same":
-        return pick(rng, ("Do {o} all have the same {p}?", "Is the {p} the same for {o}?")).format(
-            p=phrase, o=join_words(orgs))
-    parts = [f"the {c.phrase} of {org}" for org, c in needs]
-    return pick(rng, ("For a briefing note, give {x}.", "State {x}.")).format(x=join_words(parts))
+        every = "both" if len(orgs) == 2 else "all"
+        return pick(rng, ("Do {o} {e} have the same {p}?", "Is the {p} the same for {o}?")).format(
+            p=phrase, o=join_words(orgs), e=every)
+    # One phrase per organisation ("the chief executive and the fiscal year end of X", never "... of X
+    # and the fiscal year end of X"); several organisations with several facts each go one by one.
+    by_org = {org: [f"the {c.phrase}" for o, c in needs if o == org] for org in dict.fromkeys(orgs)}
+    if len(by_org) == 1 or all(len(facts) == 1 for facts in by_org.values()):
+        x = join_words([join_words(facts) + f" of {org}" for org, facts in by_org.items()])
+    else:
+        x = "these facts: " + "; ".join(f"for {org}, {join_words(facts)}" for org, facts in by_org.items())
+    return pick(rng, ("For a briefing note, give {x}.", "State {x}.")).format(x=x)
 
 
 def _sample_case(rng: random.Random, level: int, negative: str, config: FactAnswerableConfig) -> dict[str, Any]:
@@ -284,7 +301,7 @@ def _sample_case(rng: random.Random, level: int, negative: str, config: FactAnsw
     day = dt.date(2026, 1, 1) + dt.timedelta(days=rng.randrange(300))
     return {
         "domain": domain.name,
-        "intro": pick(rng, INTRO).format(business=domain.business, department=pick(rng, domain.departments),
+        "intro": pick(rng, INTRO).format(business=domain.business, compiler=pick(rng, COMPILERS),
                                          date=long_date(day)),
         "rules": [pick(rng, variants) for variants in RULES],
         "glossary": glossary,

@@ -52,6 +52,12 @@ Version history:
 * 1.0 - first release.
 * 1.1 - boundary candidates preferred, shared option sets per group, gold positions balanced by
   construction, naive-order shortcut kept below chance.
+* 1.2 - text revision (core 1.2, issue 14): the queue is kept by a customer-facing desk per domain
+  (customer service, patient services, support, ...) instead of a domain department ("front desk
+  desk", "field service service queue", a radiology queue); summaries use the family's own goods,
+  machines and documents per domain so that only machines stop working and only physical goods
+  arrive late ("Development board not working", never "Support plan making a noise"); no article
+  before the business ("a adult education firm"). Queues, rules and answers are built as before.
 """
 
 from __future__ import annotations
@@ -72,7 +78,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "triage_order"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Which waiting case do the rules put at the position asked for in the state?"
 VARIATIONS = ("arrival", "current_time", "deadline", "class", "threshold")
 N_OPTIONS = 5
@@ -87,18 +93,56 @@ CLASS_SETS = (
 CHANNELS = ("phone", "email", "chat", "web form", "walk-in")
 STATUSES = ("open", "awaiting reply", "on hold")
 SUMMARIES = (
-    "{good} not working", "damaged {good} reported", "question about a {document}",
+    "{good} sent to the wrong site", "damaged {good} reported", "question about a {document}",
     "{document} missing", "wrong {document} received", "{department} asks for a callback",
-    "refund for a {good}", "{good} sent to the wrong site", "access request for {department}",
-    "duplicate {document}", "{good} making a noise", "change to a {document}", "{good} out of stock",
-    "complaint about {department}", "{document} needs a signature", "second {good} requested",
+    "refund for a {good}", "{machine} not working", "access request for the {document} archive",
+    "duplicate {document}", "{machine} keeps switching off", "change to a {document}", "{good} out of stock",
+    "complaint about {department}", "{document} needs correcting", "second {good} requested",
     "{department} cannot open a {document}", "{good} arrived late",
 )
 
+
+@dataclass(frozen=True)
+class Setting:
+    """What the service desk of one domain handles: its name, and goods and documents its customers raise."""
+
+    desk: str
+    """The customer-facing desk that keeps the queue ('patient services')."""
+    goods: tuple[str, ...]
+    """Physical goods customers order: they can arrive late, be damaged or be sent to the wrong site."""
+    machines: tuple[str, ...]
+    """The goods among them that run on power (they can stop working or keep switching off)."""
+    documents: tuple[str, ...]
+    """Documents customers send or receive (each can be missing, duplicated, changed or corrected)."""
+
+
+SETTINGS = {
+    "logistics": Setting("customer service", ("pallet jack", "cargo strap", "shipping crate", "handheld scanner"),
+                         ("handheld scanner",), ("waybill", "delivery note", "customs declaration")),
+    "healthcare": Setting("patient services", ("infusion stand", "examination lamp", "wheelchair", "thermometer"),
+                          ("examination lamp", "thermometer"), ("referral", "discharge note", "consent form")),
+    "retail": Setting("customer service", ("kettle", "desk lamp", "storage box", "wool blanket"),
+                      ("kettle", "desk lamp"), ("receipt", "delivery note", "returns form")),
+    "software": Setting("support", ("development board", "test phone", "laptop", "security key"),
+                        ("development board", "test phone", "laptop"),
+                        ("service agreement", "incident report", "order form")),
+    "finance": Setting("customer service", ("card reader", "cash counter", "PIN pad", "safe deposit box"),
+                       ("card reader", "cash counter", "PIN pad"),
+                       ("statement", "loan agreement", "direct debit form")),
+    "education": Setting("student services", ("projector", "lab kit", "textbook set", "tablet"),
+                         ("projector", "tablet"), ("transcript", "enrolment form", "course certificate")),
+    "energy": Setting("customer service", ("smart meter", "inverter", "cable drum", "transformer"),
+                      ("smart meter", "inverter"), ("meter reading", "work order", "tariff sheet")),
+    "hospitality": Setting("guest services", ("banquet table", "espresso machine", "room safe", "linen set"),
+                           ("espresso machine", "room safe"), ("reservation", "invoice", "event order")),
+}
+"""The family's own settings per domain: the queue is kept by a customer-facing desk (not by radiology
+or the kitchen), and what customers raise fits it (no support plan that arrives late or makes a noise)."""
+
 INTRO = (
-    "Queue board of the {department} desk at {org} ({business}).",
-    "{org}, {department} service queue ({business}).",
-    "Waiting list of the {department} team at {org}, a {business} firm.",
+    "Queue board of the {desk} desk at {org} ({business}).",
+    "{org}, {desk} queue ({business}).",
+    "Waiting list of the {desk} team at {org}, which works in {business}.",
 )
 READING = (
     "Times are on a 24-hour clock on the same day. A case's waiting time is the current time minus "
@@ -307,6 +351,11 @@ def _sample_queue(rng: random.Random, level: int, variation: str,
     return {"level": level, "now": now, "classes": classes, "rules": rules, "tickets": tickets, "position": 1}
 
 
+def _department(name: str) -> str:
+    """A department as a summary names it: 'radiology', but 'the front desk' (a desk takes its article)."""
+    return f"the {name}" if name.endswith("desk") else name
+
+
 def _dress(queue: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """Add the setting and wording that do not change the answer: domain, names, summaries, notes."""
     domain = pick(rng, DOMAINS)
@@ -314,8 +363,10 @@ def _dress(queue: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     tickets = queue["tickets"]
     summaries: list[str] = []
     while len(summaries) < len(tickets):
-        text = pick(rng, SUMMARIES).format(good=pick(rng, domain.goods), document=pick(rng, domain.documents),
-                                           department=pick(rng, domain.departments))
+        setting = SETTINGS[domain.name]
+        text = pick(rng, SUMMARIES).format(good=pick(rng, setting.goods), machine=pick(rng, setting.machines),
+                                           document=pick(rng, setting.documents),
+                                           department=_department(pick(rng, domain.departments)))
         text = re.sub(r"\ba (?=[aeiou])", "an ", text)
         text = text[0].upper() + text[1:]
         if text not in summaries:
@@ -326,7 +377,7 @@ def _dress(queue: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     notes = rng.sample(NOTES, 2)
     return {
         "domain": domain.name,
-        "intro": pick(rng, INTRO).format(department=pick(rng, domain.departments), org=forge.organisation(),
+        "intro": pick(rng, INTRO).format(desk=SETTINGS[domain.name].desk, org=forge.organisation(),
                                          business=domain.business),
         "reading": rng.randrange(len(READING)),
         "now_wording": rng.randrange(len(NOW_LINES)),

@@ -136,12 +136,12 @@ def _bookings(lines: list[str]) -> list[_Slot]:
             continue
         m = re.fullmatch(
             rf"[A-Z]+-\d+: (.+?), (\w+day \d+ \w+ \d{{4}}), ({_HHMM}) to ({_HHMM}), organiser (.+?), "
-            r"other named attendees: (.+?), \d+ attendees\.",
+            r"(?:other named attendees: (.+?)|no other named attendees), \d+ attendees\.",
             line,
         )
         if m is None:
             raise ValueError(f"unreadable booking line: {line!r}")
-        slots.append(_Slot(m[1], m[2], _mins(m[3]), _mins(m[4]), frozenset([m[5], *_names(m[6])])))
+        slots.append(_Slot(m[1], m[2], _mins(m[3]), _mins(m[4]), frozenset([m[5], *_names(m[6] or "")])))
     return slots
 
 

@@ -18,9 +18,9 @@ _GLOSSARY = re.compile(r'^- "(?P<label>[^"]+)": .*?(?:Answers questions about th
 _LIST_QUERIES = (
     r"^What is the combined (?P<p>{P}) of (?P<o>.+)\?$",
     r"^Add up the (?P<p>{P}) of (?P<o>.+): what is the total\?$",
-    r"^Which of (?P<o>.+) has the largest (?P<p>{P})\?$",
-    r"^Among (?P<o>.+), whose (?P<p>{P}) is the largest\?$",
-    r"^Do (?P<o>.+) all have the same (?P<p>{P})\?$",
+    r"^Which of (?P<o>.+) has the (?:largest|larger) (?P<p>{P})\?$",
+    r"^(?:Among|Of) (?P<o>.+), whose (?P<p>{P}) is the (?:largest|larger)\?$",
+    r"^Do (?P<o>.+) (?:all|both) have the same (?P<p>{P})\?$",
     r"^Is the (?P<p>{P}) the same for (?P<o>.+)\?$",
 )
 _PROFILE = re.compile(r"^(?:For a briefing note, give|State) (?P<x>.+)\.$")
@@ -57,10 +57,20 @@ def _needs(query: str, phrases: list[str]) -> list[tuple[str, str]]:
     m = _PROFILE.match(query)
     if not m:
         raise ValueError(f"unrecognised question under review: {query!r}")
-    parts = re.findall(rf"the ({alternation}) of (.+?)(?=, the |, and the | and the |$)", m.group("x"))
-    if not parts:
+    x = m.group("x")
+    needs: list[tuple[str, str]] = []
+    if x.startswith("these facts: "):  # core 1.2: "these facts: for X, the A and the B; for Y, the C"
+        for chunk in x.removeprefix("these facts: ").split("; "):
+            org, _, facts = chunk.removeprefix("for ").partition(", ")
+            needs += [(p, org) for p in re.findall(rf"the ({alternation})", facts)]
+    else:  # "the A of X, the B of Y" (1.1) and "the A and the B of X" (1.2)
+        group = rf"the (?:{alternation})"
+        pattern = rf"((?:{group}(?:, | and ))*{group}) of (.+?)(?=, the |, and the | and the |$)"
+        for facts, org in re.findall(pattern, x):
+            needs += [(p, org) for p in re.findall(rf"the ({alternation})", facts)]
+    if not needs:
         raise ValueError(f"no facts recognised in {query!r}")
-    return [(p, o) for p, o in parts]
+    return needs
 
 
 def solve(item: Item) -> str:
