@@ -248,8 +248,9 @@ def _maintenance() -> list[str]:
             "page of the Hugging Face dataset."),
         *_q("Will the dataset be updated?",
             f"Core items are versioned (this is version {BENCHMARK_VERSION}); a change to any generator bumps its "
-            "version and the file hashes in MANIFEST.json and dvc.lock. Errata are published as new versions; "
-            "earlier versions stay reproducible from their package version and seed."),
+            "version and the file hashes in MANIFEST.json and dvc.lock. Errata are published as new versions, with "
+            "a changelog (CHANGELOG.md: family, what changed, why, items affected); earlier versions stay drawable "
+            "byte for byte with their archived generators (`dp generate --version 1.1 --seed N`)."),
         *_q("How can others contribute?",
             "New families follow the family contract (generator, contrast-group builder, independent solver); new "
             "reference tasks add a task card and a converter. Both go through the same verify and audit checks."),
