@@ -5,14 +5,16 @@ Run from the repository root (about 15 minutes on two cores):
     python benchmarks/rank_stability.py [--work /tmp/dp-rank-stability] [--seeds 7,11,23] [--resamples 1000]
 
 Draws core 1.1 (its archived generators, release seed), core 1.2 (release seed) and three fresh 1.2 draws;
-answers all of them with every built-in baseline (uniform and the 24 family heuristics) and with eight
+answers all of them with every built-in baseline (uniform and the 24 family heuristics) and with twenty
 synthetic systems of graded skill; then runs `dp stability` for 1.1 vs 1.2 (paired: same seed, same item
 ids, so matched resamples) and 1.2 vs each fresh draw (independent resamples), and a second run of the
-synthetic systems on 1.2 for answer churn. Prints the summary table (Markdown) and writes every report
-under ``--work``.
+synthetic systems on 1.2 for answer churn. The heuristic baselines answer one family each, so they are
+not ranked by macro pair accuracy over all families; a second table gives each one's pair accuracy on its
+own family in every item set (did the revision change what a shortcut achieves?). Prints the summary
+tables (Markdown) and writes every report under ``--work``.
 
 The synthetic systems are not decision models: system ``graded-S`` picks the gold option with probability
-S, adjusted per family (+-0.08, fixed per system and family) and per level (+0.05, 0, -0.05), else the
+S, adjusted per family (+-0.15, fixed per system and family) and per level (+0.05, 0, -0.05), else the
 next option. Its coin is a hash of the system, the item id and the item's text, so an item whose text
 did not change between versions gets the same answer, as a deterministic model would give; a rerun
 re-tosses 10% of the coins (the paper's reruns changed 5.6% of answers).
@@ -30,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-SKILLS = (0.2, 0.35, 0.5, 0.6, 0.7, 0.8, 0.9, 0.97)
+SKILLS = tuple(round(0.55 + 0.02 * k, 2) for k in range(20))
+"""Twenty systems 2 points of item skill apart (0.55-0.93), close enough for ranks to swap under resampling."""
 RERUN_SHARE = 0.1
 
 
@@ -47,7 +50,7 @@ def graded(items: Sequence[Any], skill: float, name: str, rerun: bool = False) -
         coin = _unit(name, item.id, text)
         if rerun and _unit("rerun", name, item.id) < RERUN_SHARE:
             coin = _unit("rerun-coin", name, item.id, text)
-        p = skill + 0.16 * (_unit(name, item.family) - 0.5) + 0.05 * (2 - (item.level or 2))
+        p = skill + 0.3 * (_unit(name, item.family) - 0.5) + 0.05 * (2 - (item.level or 2))
         keys = list(item.option_keys)
         gold = keys.index(item.answer)
         chosen = gold if coin < p else (gold + 1) % len(keys)
@@ -65,6 +68,27 @@ def _systems_file(work: Path, rerun: bool) -> Path:
     path = work / ("systems-rerun.yaml" if rerun else "systems.yaml")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def _heuristics_table(folders: dict[str, tuple[Path, Path]], resamples: int) -> str:
+    """Pair accuracy (%) of every heuristic baseline on its own family, per item set."""
+    from decisionpivot.score.pipeline import load_runs, score_loaded
+    from decisionpivot.score.results import CORE
+
+    columns = {}
+    for label, (items, runs) in folders.items():
+        columns[label] = score_loaded(load_runs(runs, items, None, None, tasks=()), resamples, 20261007)
+    names = sorted(n for n in next(iter(columns.values())).systems if n.startswith("heuristic."))
+    lines = ["", "| heuristic (pair accuracy % on its family) | " + " | ".join(columns) + " |",
+             "|---|" + "---:|" * len(columns)]
+    for name in names:
+        family = name.split(".")[1]
+        cells = []
+        for scoring in columns.values():
+            estimate = scoring.get(name, CORE, family, "pair_accuracy")
+            cells.append("-" if estimate is None else f"{estimate.value:.1f}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -118,6 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     write_stability(churn, work / "reports" / "rerun", BENCHMARK_VERSION, f"{BENCHMARK_VERSION} rerun")
     shares = sorted(churn.churn.values())
     print("\n".join(rows))
+    print(_heuristics_table(folders, args.resamples))
     print(f"\nAnswer churn of a second run of the {len(shares)} synthetic systems on {BENCHMARK_VERSION}: "
           f"{min(shares):.1f}-{max(shares):.1f}% of answers changed (mean {sum(shares) / len(shares):.1f}%).")
     print(f"[{time.monotonic() - started:.0f}s] reports in {work / 'reports'}", file=sys.stderr)

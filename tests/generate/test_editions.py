@@ -75,3 +75,19 @@ def test_an_unknown_version_is_one_line_and_exit_1(tmp_path: Path) -> None:
     wanted = "error: core version '0.9' cannot be drawn; drawable versions: 1.1, 1.2"
     assert done.stderr.strip().splitlines() == [wanted]
     assert not (tmp_path / "datasets").exists()
+
+
+def test_the_current_heuristics_read_1_1_items_as_the_1_1_heuristics_did() -> None:
+    """Baselines run on both versions (benchmarks/rank_stability.py): a heuristic that cannot read the 1.1
+    wording would make the revision look like a score change."""
+    import numpy as np
+
+    from decisionpivot.audit.run import heuristic_positions
+
+    old, new = editions.module("1.1", "registry"), editions.module(BENCHMARK_VERSION, "registry")
+    run = editions.module("1.1", "run")
+    for spec in new.families():
+        items = run.draw_family(spec.name, RELEASE_SEED).items
+        for name, heuristic in spec.heuristics.items():
+            then = heuristic_positions(old.family(spec.name).heuristics[name], items)
+            assert np.array_equal(heuristic_positions(heuristic, items), then), f"{spec.name}.{name}"

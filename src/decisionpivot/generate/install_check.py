@@ -1015,7 +1015,8 @@ def parse_state(state: str) -> dict[str, Any]:
             runtime = cells[3].removeprefix("runtime: ")
             platforms = cells[4].removeprefix("platforms: ")
             index.setdefault(name, []).append({
-                "version": version, "deps": pairs(cells[2].removeprefix("requires: ")),
+                "version": version,
+                "deps": pairs(cells[2].removeprefix("requires: ").removeprefix("deps: ")),  # 1.2 / 1.1
                 "runtime": "" if runtime == "any" else runtime.split(" ", 1)[1],
                 "platforms": [] if platforms == "any" else platforms.split(", "),
                 "conflicts": pairs(cells[5].removeprefix("conflicts: ")),
