@@ -512,7 +512,7 @@ def _try_case(
     case: dict[str, Any] = {
         "domain": domain.name,
         "intro": pick(rng, INTRO).format(
-            org=forge.organisation(), business=domain.business, keeper=pick(rng, KEEPERS)
+            org=forge.organisation(domain.name), business=domain.business, keeper=pick(rng, KEEPERS)
         ),
         "conventions": [],
         "buffer": buffer,

@@ -66,7 +66,7 @@ from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAIN_BY_NAME, DOMAINS
 from decisionpivot.generate.common.formatting import grouped, long_date
-from decisionpivot.generate.common.names import NameForge
+from decisionpivot.generate.common.names import NameForge, suited
 from decisionpivot.generate.common.wording import a_or_an, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
 from decisionpivot.generate.registry import register
@@ -325,12 +325,6 @@ ORG_KINDS = {
 """Name endings of the two parties: a provider's suits what it provides (1.1 had a "Logistics" firm
 providing training)."""
 
-def _suited(organisation: str, kinds: tuple[str, ...]) -> str:
-    """The organisation's invented stem with an ending from ``kinds``, chosen by the stem itself so that
-    the draw's random stream stays as in 1.1."""
-    stem = organisation.rsplit(" ", 1)[0]
-    return f"{stem} {kinds[sum(map(ord, stem)) % len(kinds)]}"
-
 
 INTRO = (
     "Two versions of the {agreement} between {provider} (provider) and {customer} (customer).",
@@ -488,7 +482,7 @@ def _sample_case(rng: random.Random, level: int, loose: str, config: ClauseChang
     topic = pick(rng, TOPICS)
     domain = DOMAIN_BY_NAME[pick(rng, topic.domains)]
     forge = NameForge(rng)
-    provider, customer = (_suited(forge.organisation(), ORG_KINDS[role][domain.name])
+    provider, customer = (suited(forge.organisation(), ORG_KINDS[role][domain.name])
                           for role in ("provider", "customer"))
     party = pick(rng, (provider, customer))
     if topic.key != "notice":  # the customer places orders, pays deposits, holds events, is owed credits

@@ -231,14 +231,14 @@ def _sample_case(rng: random.Random, level: int, negative: str, config: FactAnsw
     template = pick(rng, ("sum", "compare", "same", "profile"))
     if template in ("sum", "compare"):
         concept = pick(rng, [c for c in concepts if c.kind in ("count", "money")])
-        orgs = [forge.organisation() for _ in range(k)]
+        orgs = [forge.organisation(domain.name) for _ in range(k)]
         needs = [(org, concept) for org in orgs]
     elif template == "same":
         concept = pick(rng, concepts)
-        orgs = [forge.organisation() for _ in range(k)]
+        orgs = [forge.organisation(domain.name) for _ in range(k)]
         needs = [(org, concept) for org in orgs]
     else:
-        orgs = [forge.organisation() for _ in range(rng.randrange(max(2, k - 1), k + 1))]
+        orgs = [forge.organisation(domain.name) for _ in range(rng.randrange(max(2, k - 1), k + 1))]
         needs = []
         while len(needs) < k:
             pair = (pick(rng, orgs), pick(rng, concepts))
@@ -266,7 +266,7 @@ def _sample_case(rng: random.Random, level: int, negative: str, config: FactAnsw
         twin = lookalikes[org]
         twin_concept = pick(rng, [c for c in concepts if c is not target_concept or org != target_org])
         add(twin, twin_concept.label, twin_concept)
-    fillers = [forge.organisation() for _ in range(max(3, n_rows // 4))]
+    fillers = [forge.organisation(domain.name) for _ in range(max(3, n_rows // 4))]
     while len(rows) < n_rows:
         org = pick(rng, fillers + orgs + list(lookalikes.values()))
         concept = pick(rng, concepts)

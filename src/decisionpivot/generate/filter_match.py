@@ -1120,7 +1120,7 @@ def build_group(plan: GroupPlan, rng: random.Random, config: FilterMatchConfig) 
         spec["text"] = constraint_text(spec, pick(rng, TEMPLATES[kind][op]), currency)
         specs.append(spec)
 
-    org = forge.organisation()
+    org = forge.organisation(domain.name)
     shared = {
         "domain": domain.name,
         "currency": currency,

@@ -58,7 +58,7 @@ from functools import cache
 from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAINS
-from decisionpivot.generate.common.names import NameForge
+from decisionpivot.generate.common.names import NameForge, suited
 from decisionpivot.generate.common.wording import pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
@@ -105,12 +105,6 @@ ORG_KINDS = {
     "hospitality": ("Group", "Collective", "Holdings", "Partners"),
 }
 """Organisation name endings that suit each domain (1.1 had, say, a "Trading" firm in adult education)."""
-
-def _suited(organisation: str, kinds: Sequence[str]) -> str:
-    """The organisation's invented stem with an ending from ``kinds``, chosen by the stem itself so that
-    the draw's random stream stays as in 1.1."""
-    stem = organisation.rsplit(" ", 1)[0]
-    return f"{stem} {kinds[sum(map(ord, stem)) % len(kinds)]}"
 
 
 INTRO = (
@@ -490,7 +484,7 @@ def _sample_case(
 ) -> dict[str, Any]:
     domain = pick(rng, DOMAINS)
     forge = NameForge(rng)
-    org = _suited(forge.organisation(), ORG_KINDS[domain.name])
+    org = suited(forge.organisation(), ORG_KINDS[domain.name])
     runtime_name = pick(rng, RUNTIMES)
     env_key = (pick(rng, (3, 3, 3, 2, 4)), rng.randint(8, 13))
     env = {"runtime": runtime_name, "version": f"{env_key[0]}.{env_key[1]}", "platform": pick(rng, PLATFORMS)}

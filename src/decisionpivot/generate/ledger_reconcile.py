@@ -263,7 +263,7 @@ def _sample_base(rng: random.Random, level: int, config: LedgerReconcileConfig) 
     year, month = 2026, rng.randrange(1, 13)
     start = dt.date(year, month, 1)
     n = config.entries[i]
-    company = forge.organisation()
+    company = forge.organisation(domain.name)
     bank = f"{invented_stem(rng)} Bank"
     processors = []
     for _ in range(config.processors[i]):

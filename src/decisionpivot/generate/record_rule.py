@@ -814,7 +814,7 @@ def _sample_context(
     year, month = 2026, rng.randrange(1, 13)
     return {
         "domain": domain_name,
-        "org": forge.organisation(),
+        "org": forge.organisation(domain_name),
         "business": domain.business,
         "department": pick(rng, schema["departments"]),
         "record": schema["record"],

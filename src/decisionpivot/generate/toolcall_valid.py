@@ -268,18 +268,6 @@ TOOLS: tuple[Tool, ...] = (
     )),
 )
 
-ORG_KINDS = {
-    "logistics": ("Logistics", "Supply", "Trading", "Group", "Partners", "Networks"),
-    "healthcare": ("Group", "Partners", "Institute", "Collective", "Cooperative"),
-    "retail": ("Trading", "Supply", "Studio", "Group", "Collective", "Cooperative"),
-    "software": ("Labs", "Systems", "Networks", "Analytics", "Studio", "Works"),
-    "finance": ("Partners", "Holdings", "Group", "Analytics", "Trading", "Cooperative"),
-    "education": ("Institute", "Collective", "Cooperative", "Group", "Partners"),
-    "energy": ("Works", "Systems", "Networks", "Group", "Cooperative", "Partners"),
-    "hospitality": ("Group", "Collective", "Partners", "Holdings", "Cooperative"),
-}
-"""Organisation name endings that suit each domain's business (1.1 let a "Foundry" run clinics)."""
-
 MEASURE_UNITS: dict[str, tuple[str, str, int]] = {
     "grams": ("kilogram", "kilograms", 1000),
     "minutes": ("hour", "hours", 60),
@@ -317,12 +305,6 @@ REFERENCE_KINDS = ("count", "measure", "money", "enum", "code")
 RELATIVE_DAYS = {"tomorrow": 1, "day_after": 2, "week": 7, "two_weeks": 14}
 
 # --- wording -------------------------------------------------------------------------------------
-
-def _suited(organisation: str, kinds: Sequence[str]) -> str:
-    """The organisation's invented stem with an ending from ``kinds``, chosen by the stem itself so that
-    the draw's random stream stays as in 1.1."""
-    stem = organisation.rsplit(" ", 1)[0]
-    return f"{stem} {kinds[sum(map(ord, stem)) % len(kinds)]}"
 
 
 INTRO = (
@@ -643,7 +625,7 @@ def _sample_case(
     tool = pick(rng, TOOLS)
     domain = DOMAIN_BY_NAME[tool.domain]
     forge = NameForge(rng)
-    org = _suited(forge.organisation(), ORG_KINDS[tool.domain])
+    org = forge.organisation(tool.domain)
     n = config.properties[level - 1]
     structure = pick(rng, ("flag", "total")) if variation == "description_dependency" else None
     specs = _choose_props(rng, tool, n, structure)

@@ -377,7 +377,7 @@ def _dress(queue: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     notes = rng.sample(NOTES, 2)
     return {
         "domain": domain.name,
-        "intro": pick(rng, INTRO).format(desk=SETTINGS[domain.name].desk, org=forge.organisation(),
+        "intro": pick(rng, INTRO).format(desk=SETTINGS[domain.name].desk, org=forge.organisation(domain.name),
                                          business=domain.business),
         "reading": rng.randrange(len(READING)),
         "now_wording": rng.randrange(len(NOW_LINES)),

@@ -11,6 +11,7 @@ twice within one case.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from decisionpivot.generate.common.wording import pick
 
@@ -25,6 +26,18 @@ ORG_SUFFIXES = (
     "Labs", "Works", "Group", "Collective", "Systems", "Partners", "Holdings", "Cooperative",
     "Logistics", "Analytics", "Foundry", "Trading", "Institute", "Studio", "Supply", "Networks",
 )
+ORG_ENDINGS = {
+    "logistics": ("Logistics", "Supply", "Trading", "Group", "Partners", "Networks"),
+    "healthcare": ("Group", "Partners", "Institute", "Collective", "Cooperative"),
+    "retail": ("Trading", "Supply", "Studio", "Group", "Collective", "Cooperative"),
+    "software": ("Labs", "Systems", "Networks", "Analytics", "Studio", "Works"),
+    "finance": ("Partners", "Holdings", "Group", "Analytics", "Trading", "Cooperative"),
+    "education": ("Institute", "Collective", "Cooperative", "Group", "Partners"),
+    "energy": ("Works", "Systems", "Networks", "Group", "Cooperative", "Partners"),
+    "hospitality": ("Group", "Collective", "Partners", "Holdings", "Cooperative"),
+}
+"""Organisation name endings that suit each domain's business (1.1 let a "Foundry" run clinics)."""
+
 PRODUCT_SERIES = ("Mini", "Pro", "Max", "Air", "Lite", "Core", "Flex", "Duo", "One", "Plus")
 
 REAL_NAME_BLOCKLIST = frozenset(
@@ -85,6 +98,13 @@ def lookalike(name: str, rng: random.Random) -> str:
     raise RuntimeError(f"could not make a look-alike of {name!r}")
 
 
+def suited(organisation: str, endings: Sequence[str]) -> str:
+    """The organisation's invented stem with an ending from ``endings``, chosen by the stem itself, so a
+    draw's random stream stays as it was before endings depended on the domain."""
+    stem = organisation.rsplit(" ", 1)[0]
+    return f"{stem} {endings[sum(map(ord, stem)) % len(endings)]}"
+
+
 class NameForge:
     """Hands out invented names, never the same one twice (within one forge, i.e. one case)."""
 
@@ -107,9 +127,12 @@ class NameForge:
         self.used.add(name)
         return name
 
-    def organisation(self) -> str:
-        """'Melzim Labs'."""
-        return self._fresh(lambda: f"{invented_stem(self.rng)} {pick(self.rng, ORG_SUFFIXES)}")
+    def organisation(self, domain: str | None = None) -> str:
+        """'Melzim Labs'; with a domain, an ending that suits its business ('Melzim Institute' teaches)."""
+        if domain is None:
+            return self._fresh(lambda: f"{invented_stem(self.rng)} {pick(self.rng, ORG_SUFFIXES)}")
+        endings = ORG_ENDINGS[domain]
+        return self._fresh(lambda: suited(f"{invented_stem(self.rng)} {pick(self.rng, ORG_SUFFIXES)}", endings))
 
     def person(self) -> str:
         """'Tarin Volsek'."""
