@@ -17,12 +17,23 @@ OPTIONS = (Option("yes", "y"), Option("no", "n"))
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma".split()  # noqa: SIM905
 
 
+def _filler(rng: random.Random, n: int = 60) -> str:
+    """Random words, never one or a two-word phrase twice in a row (the text check would rightly flag it)."""
+    words: list[str] = []
+    while len(words) < n:
+        word = rng.choice(WORDS)
+        if (words and word == words[-1]) or (len(words) >= 3 and [words[-1], word] == words[-3:-1]):
+            continue
+        words.append(word)
+    return " ".join(words)
+
+
 def synthetic(leak: str | None, n_pairs: int = 150, seed: int = 1) -> list[Item]:
     """Pairs whose members share filler text; ``leak`` plants a shortcut on the yes member."""
     rng = random.Random(seed)
     items = []
     for g in range(n_pairs):
-        filler = " ".join(rng.choice(WORDS) for _ in range(60))
+        filler = _filler(rng)
         for answer in ("yes", "no") if g % 2 else ("no", "yes"):
             state = f"{filler}\nrecord {rng.randrange(10**6)}"
             if leak == "word" and answer == "yes":
