@@ -300,3 +300,15 @@ def render_state(state: str | Mapping[str, Any]) -> str:
     if isinstance(state, str):
         return state
     return json.dumps(state, ensure_ascii=False, indent=2)
+
+
+def string_values(value: Any) -> Iterator[str]:
+    """Every string inside a JSON-like value (a structured state, a training record), keys left out, in order."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list | tuple):  # plain type checks first: dp overlap walks megabytes of records
+        for sub in value:
+            yield from string_values(sub)
+    elif isinstance(value, dict | Mapping):
+        for sub in value.values():
+            yield from string_values(sub)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from decisionpivot import BENCHMARK_VERSION
 from decisionpivot.cli import main
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.items import iter_items
@@ -185,7 +186,8 @@ def test_revision_not_covered_by_package_manifest_is_explained(built, hub: FakeH
     monkeypatch.setenv("HF_TOKEN", OWNER)
     with pytest.raises(DecisionPivotError, match="does not cover this revision") as caught:
         download_release(REPO, tmp_path / "out", endpoint=hub.url, cache_dir=hf_env, expected=other)
-    assert "holds release 1.1" in str(caught.value) and "agree with its own MANIFEST.json" in str(caught.value)
+    assert f"holds release {BENCHMARK_VERSION}" in str(caught.value)  # the built release: this package's version
+    assert "agree with its own MANIFEST.json" in str(caught.value)
     got = download_release(REPO, tmp_path / "out", endpoint=hub.url, cache_dir=hf_env, expected=other,
                            allow_uncovered=True)
     assert not got.covered and (tmp_path / "out" / "core/alpha_check.jsonl").exists()

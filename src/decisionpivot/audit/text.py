@@ -33,13 +33,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from decisionpivot.items import Item
+from decisionpivot.items import Item, string_values
 
 DICTIONARY = Path(__file__).with_name("dictionary") / "en_GB"
 """Path stem of the Hunspell files (``en_GB.aff``, ``en_GB.dic``)."""
@@ -245,22 +245,11 @@ def reader_texts(item: Item) -> Iterator[tuple[str, str]]:
     if isinstance(item.state, str):
         yield "state", item.state
     else:
-        for text in _string_values(item.state):
+        for text in string_values(item.state):
             yield "state", text
     yield "question", item.question
     for option in item.options:
         yield f"option {option.key}", option.meaning
-
-
-def _string_values(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for sub in value.values():
-            yield from _string_values(sub)
-    elif isinstance(value, list | tuple):
-        for sub in value:
-            yield from _string_values(sub)
 
 
 def text_findings(items: Sequence[Item]) -> list[TextFinding]:

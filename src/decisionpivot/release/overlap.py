@@ -24,7 +24,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.items import Item, atomic_write_bytes, items_bytes, read_items, render_state
+from decisionpivot.items import Item, atomic_write_bytes, items_bytes, read_items, render_state, string_values
 
 TOKEN = re.compile(r"\w+")
 DEFAULT_N = 13
@@ -112,17 +112,6 @@ def _open_text(path: Path) -> Iterator[str]:
         raise DecisionPivotError(f"{path}: cannot read training file ({exc})") from None
 
 
-def _strings(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for sub in value.values():
-            yield from _strings(sub)
-    elif isinstance(value, list):
-        for sub in value:
-            yield from _strings(sub)
-
-
 def training_documents(path: Path) -> Iterator[str]:
     """Text of a training file in chunks: JSON Lines records' string values, or plain-text blocks."""
     is_jsonl = ".jsonl" in path.suffixes or ".json" in path.suffixes
@@ -133,7 +122,7 @@ def training_documents(path: Path) -> Iterator[str]:
             if not line.strip():
                 continue
             try:
-                yield " ".join(_strings(json.loads(line)))
+                yield " ".join(string_values(json.loads(line)))
             except json.JSONDecodeError:
                 raise DecisionPivotError(f"{path}:{number}: not valid JSON") from None
             continue
