@@ -289,7 +289,8 @@ class DP:
 
         Args:
           items: items folder (default datasets/core/<version>).
-          strict: exit 1 when any probe, heuristic or hygiene rule exceeds the limits in params.yaml.
+          strict: exit 1 when any probe, heuristic or hygiene rule exceeds the limits in params.yaml, or
+            the text check (doubled words, agreement, a/an, spelling, misplaced function words) finds anything.
           params: parameters file whose `audit:` section sets the limits (defaults apply if absent).
           out: report folder.
           families: comma-separated family names (default: every family in the folder's manifest).

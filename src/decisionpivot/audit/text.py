@@ -196,10 +196,9 @@ def article(text: str) -> list[str]:
     out = []
     for m in _ARTICLE.finditer(text):
         art, word = m.group(1), m.group(2)
-        if art[0] == "A":
-            before = text[:m.start()].rstrip(" \"“(")
-            if (before and before[-1] not in ".!?:\n") or not word[0].islower() or word in _FUNCTION_WORDS:
-                continue
+        if art[0] == "A" and (not _sentence_start(text, m.start()) or not word[0].islower()
+                              or word in _FUNCTION_WORDS):
+            continue
         if _IDENTIFIER.search(word) or word.isupper():
             continue
         wanted = _inflect().a(word).split(" ", 1)[0].lower()
@@ -219,18 +218,19 @@ def grammar(text: str) -> list[str]:
     out = []
     for m in _ARTICLE_BEFORE_FUNCTION.finditer(text):
         if m.group(2) in ARTICLES | PREPOSITIONS | CONJUNCTIONS:
-            if m.group(1)[0] == "A" and m.group(1) == "A" and not _sentence_start(text, m.start()):
+            if m.group(1) == "A" and not _sentence_start(text, m.start()):
                 continue  # ledger A and B, version A on ...: a label
             out.append(m.group(0))
     for m in _SENTENCE_END.finditer(text):
         word = m.group(1)
-        if word.lower() in DETERMINERS | CONJUNCTIONS and word not in ("A", "B"):
+        if word.lower() in DETERMINERS | CONJUNCTIONS and word != "A":  # "ledger A." is a label
             start = max(0, m.start() - 30)
             out.append(text[start:m.end()].rsplit("\n", 1)[-1])
     return out
 
 
 def _sentence_start(text: str, at: int) -> bool:
+    """True when position ``at`` of ``text`` starts a sentence (after quotes and brackets)."""
     before = text[:at].rstrip(" \"“(")
     return not before or before[-1] in ".!?:\n"
 
@@ -268,9 +268,11 @@ def text_report(items: Sequence[Item]) -> dict[str, Any]:
     findings = text_findings(items)
     counts = Counter(f.kind for f in findings)
     examples: dict[str, list[str]] = {}
+    quoted: set[tuple[str, str]] = set()  # each defective text once per kind
     for f in findings:
-        quoted = examples.setdefault(f.kind, [])
-        if len(quoted) < EXAMPLES and all(not q.endswith(f'"{f.text}"') for q in quoted):
-            quoted.append(f'{f.item} ({f.where}): "{f.text}"')
+        shown = examples.setdefault(f.kind, [])
+        if len(shown) < EXAMPLES and (f.kind, f.text) not in quoted:
+            quoted.add((f.kind, f.text))
+            shown.append(f'{f.item} ({f.where}): "{f.text}"')
     return {"findings": len(findings), "items_affected": len({f.item for f in findings}),
             "by_kind": {k: counts.get(k, 0) for k in KINDS}, "examples": examples}
