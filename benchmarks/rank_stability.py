@@ -1,6 +1,6 @@
 """Do rankings survive the 1.1 -> 1.2 text revision and fresh draws? (the README's rank-stability table)
 
-Run from the repository root (about 15 minutes on two cores):
+Run from the repository root (about 2-3 minutes on two cores):
 
     python benchmarks/rank_stability.py [--work /tmp/dp-rank-stability] [--seeds 7,11,23] [--resamples 1000]
 
