@@ -117,10 +117,12 @@ def _offline() -> Iterator[None]:
             raise socket.gaierror(socket.EAI_NONAME, f"the fuzz test resolves no host ({host!r})")
         return real(host, *args, **kwargs)
 
+    import decisionpivot.item_hashes as item_hashes
     import decisionpivot.reconstruct.run as reconstruct_run
     import decisionpivot.release.manifest as release_manifest
 
     record_manifest, record_card = release_manifest.record_expected_manifest, reconstruct_run.record_expected
+    record_core = item_hashes.record_released_core
 
     def into_cwd(manifest: dict[str, Any], target: Path | None = None) -> Path:  # not into the package
         return record_manifest(manifest, Path("recorded-expected-manifest.json"))
@@ -129,6 +131,7 @@ def _offline() -> Iterator[None]:
         Path("recorded-card.txt").write_text(f"{card.path}: {result.items} {result.sha256}\n", encoding="utf-8")
 
     release_manifest.record_expected_manifest, reconstruct_run.record_expected = into_cwd, card_untouched
+    item_hashes.record_released_core = lambda core, target=None: record_core(core, Path("."))
     saved = {k: os.environ.get(k) for k in ("HF_ENDPOINT", "HF_TOKEN", "HF_HUB_OFFLINE", "MPLBACKEND")}
     os.environ.update({"HF_ENDPOINT": "http://127.0.0.1:9", "MPLBACKEND": "Agg"})
     os.environ.pop("HF_TOKEN", None)
@@ -138,6 +141,7 @@ def _offline() -> Iterator[None]:
     finally:
         socket.getaddrinfo = real
         release_manifest.record_expected_manifest, reconstruct_run.record_expected = record_manifest, record_card
+        item_hashes.record_released_core = record_core
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)

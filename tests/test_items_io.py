@@ -119,3 +119,21 @@ def test_dp_show_on_an_items_file_with_bad_bytes_is_one_line(tmp_path: Path,
         main(["show", "fam:00000", "--items", str(folder)])
     err = capsys.readouterr().err
     assert caught.value.code == 2 and err.count("\n") == 1 and "fam.jsonl:1: not valid UTF-8" in err, err
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_atomic_writes_get_the_mode_a_plain_open_gives(tmp_path: Path, umask: int) -> None:
+    """mkstemp's 0600 would make a shared results folder unreadable to the group."""
+    import os
+    import stat
+
+    from decisionpivot.items import atomic_write_bytes
+
+    old = os.umask(umask)
+    try:
+        atomic_write_bytes(tmp_path / "atomic.json", b"{}\n")
+        (tmp_path / "plain.json").write_bytes(b"{}\n")
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE((tmp_path / "atomic.json").stat().st_mode)
+    assert mode == stat.S_IMODE((tmp_path / "plain.json").stat().st_mode) == 0o666 & ~umask

@@ -202,7 +202,7 @@ class DP:
 
     def score(self, runs: str = "runs", items: str | None = None, reference: str | None = "datasets/reference",
               out: str = "reports", systems: str | Sequence[str] | None = None, resamples: int = 1000,
-              figures: bool = True, partial: bool = False) -> None:
+              figures: bool = True, partial: bool = False, allow_modified_items: bool = False) -> None:
         """Score runs/<system>/<task>.jsonl: metrics with 95% bootstrap intervals, tables and figures.
 
         Writes <out>/scores.json, scoring.json, leaderboard.md/.csv/.tex, per-family, per-level and
@@ -221,6 +221,9 @@ class DP:
           figures: also draw the figures.
           partial: also score tasks below 99% coverage on their answered items only, in
             <out>/partial.md ("partial, not comparable": for quick tries such as `dp evaluate --limit 20`).
+          allow_modified_items: score items files whose SHA-256 differs from the one recorded for them (core:
+            their MANIFEST.json and the released edition; reference: their verified task card); the leaderboard
+            says so. Without it such a file stops the scoring.
         """
         from decisionpivot.reconstruct.scoring import register_card_tasks
         from decisionpivot.score.pipeline import score_runs
@@ -238,7 +241,8 @@ class DP:
         folder = Path(items) if items else DEFAULT_CORE_DIR
         chosen = _names(systems)
         scoring = score_runs(runs, folder, reference_dir, out, chosen, int(resamples), tasks=tasks,
-                             figures=bool(figures), partial=bool(partial))
+                             figures=bool(figures), partial=bool(partial),
+                             allow_modified_items=bool(allow_modified_items))
         print(leaderboard_markdown(scoring))
         if scoring.partial:
             from decisionpivot.score.partial import partial_markdown
@@ -249,7 +253,8 @@ class DP:
         print(f"wrote {out}/")
 
     def compare(self, system_a: str, system_b: str, runs: str = "runs", items: str | None = None,
-                reference: str | None = "datasets/reference", resamples: int = 1000) -> None:
+                reference: str | None = "datasets/reference", resamples: int = 1000,
+                allow_modified_items: bool = False) -> None:
         """Paired differences A - B with 95% intervals from matched bootstrap resamples.
 
         Args:
@@ -259,6 +264,7 @@ class DP:
           items: core items folder (default datasets/core/<version>).
           reference: folder of reference task items (`--reference ""`: none).
           resamples: bootstrap resamples.
+          allow_modified_items: compare on items files whose SHA-256 differs from the one recorded for them.
         """
         from decisionpivot.reconstruct.scoring import register_card_tasks
         from decisionpivot.score.pipeline import compare_runs, format_comparison
@@ -268,7 +274,8 @@ class DP:
             register_card_tasks(reference_dir)
         folder = Path(items) if items else DEFAULT_CORE_DIR
         rows, notes = compare_runs(str(system_a), str(system_b), runs, folder, reference_dir, int(resamples),
-                                   tasks=None if reference_dir is not None else ())
+                                   tasks=None if reference_dir is not None else (),
+                                   allow_modified_items=bool(allow_modified_items))
         print(format_comparison(str(system_a), str(system_b), rows, notes))
 
 
@@ -497,7 +504,9 @@ class DP:
           dry_run: build the folder only; upload nothing.
           endpoint: hub URL (default HF_ENDPOINT, else huggingface.co).
           record_manifest: maintainers - store the built MANIFEST.json as the package's expected
-            manifest (src/decisionpivot/release/expected_manifest.json) that `dp download` verifies against.
+            manifest (src/decisionpivot/release/expected_manifest.json) that `dp download` verifies against, and
+            the core folder's MANIFEST.json as the released edition's (src/decisionpivot/released/) that
+            `dp evaluate` and `dp score` check release items against.
         """
         from decisionpivot.release.hub import build_release, upload_release
         from decisionpivot.release.manifest import expected_manifest, record_expected_manifest
@@ -511,7 +520,10 @@ class DP:
         print(f"built {out}/ (core families: {len(manifest['core'])}, reference tasks: {len(manifest['reference'])}, "
               f"files: {len(manifest['files']) + 1}), content digest {manifest['digest']}")
         if record_manifest:
-            print(f"recorded the expected manifest in {record_expected_manifest(manifest)} (commit it)")
+            from decisionpivot.item_hashes import record_released_core
+
+            print(f"recorded the expected manifest in {record_expected_manifest(manifest)} and the released core "
+                  f"items' hashes in {record_released_core(Path(core) if core else DEFAULT_CORE_DIR)} (commit both)")
         elif (expected_manifest() or {}).get("digest") != manifest["digest"]:
             print("note: the package's expected manifest describes another build; `dp download` will not verify "
                   "this release until a maintainer runs `dp release --record-manifest` and publishes the package",

@@ -254,7 +254,9 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file and a rename: readers never see half a file.
 
     A path that cannot be written (below a file, on a read-only or special file system, a folder in the
-    way) is a DecisionPivotError naming the path; nothing is left behind.
+    way) is a DecisionPivotError naming the path; nothing is left behind. The file gets the mode a plain
+    ``open`` would give it (0666 less the umask), not ``mkstemp``'s 0600: a results folder shared with a
+    group stays readable to it.
     """
     path = Path(path)
     make_folder(path.parent)
@@ -263,6 +265,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     except OSError as exc:
         raise DecisionPivotError(f"cannot write {path}: {_os_problem(exc)} in {path.parent}") from None
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -285,6 +288,19 @@ def write_items(path: str | os.PathLike[str], items: Iterable[Item]) -> str:
     data = items_bytes(items)
     atomic_write_bytes(path, data)
     return hashlib.sha256(data).hexdigest()
+
+
+def _umask() -> int:
+    """The process's umask: from /proc on Linux, else by setting it and setting it back."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:

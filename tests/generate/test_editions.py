@@ -13,8 +13,9 @@ import pytest
 from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.generate import editions
+from decisionpivot.item_hashes import RELEASED
 
-RELEASED_1_1 = editions.ARCHIVE / "core-1.1.MANIFEST.json"
+RELEASED_1_1 = RELEASED / "core-1.1.MANIFEST.json"
 
 
 def test_drawable_versions() -> None:

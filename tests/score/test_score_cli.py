@@ -191,7 +191,8 @@ def test_rank_correlation_between_two_scorings(
 
 
 def _xstest_runs(synthetic: tuple[Path, Path, list[str]], root: Path) -> tuple[Path, Path]:
-    """A copy of the synthetic runs plus answers to 100 `xstest` items (a real task card) in ``root``."""
+    """A copy of the synthetic runs plus answers to 100 synthetic `xstest` items (a real, verified task card: the
+    scorer refuses them unless --allow-modified-items, which the callers pass) in ``root``."""
     _, runs, systems = synthetic
     cases = [
         Item(id=f"xstest:{i:05d}", family="xstest", layer="B", version="1.3", group=None, level=None,
@@ -216,7 +217,7 @@ def _score_in(cwd: Path, items: Path, runs: Path, *extra: str) -> tuple[list[dic
     out = cwd / "reports"
     result = subprocess.run(
         [sys.executable, "-m", "decisionpivot.cli", "score", "--runs", str(runs), "--items", str(items),
-         "--out", str(out), "--resamples", "20", "--nofigures", *extra],
+         "--out", str(out), "--resamples", "20", "--nofigures", "--allow-modified-items", *extra],
         capture_output=True, text=True, cwd=cwd, env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600,
     )
     assert result.returncode == 0, result.stderr
@@ -234,6 +235,13 @@ def test_reference_folder_is_an_explicit_input_of_dp_score(
     def reference_tasks(records: list[dict]) -> set[str]:
         return {r["task"] for r in records if r["track"] == "reference"}
 
+    refused = subprocess.run(
+        [sys.executable, "-m", "decisionpivot.cli", "score", "--runs", str(runs), "--items", str(items),
+         "--out", str(tmp_path / "refused"), "--resamples", "20", "--nofigures"],
+        capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600,
+    )
+    assert refused.returncode == 2 and "xstest.jsonl: SHA-256" in refused.stderr and "task card" in refused.stderr
+    assert "Traceback" not in refused.stderr and not (tmp_path / "refused").exists()
     default, board = _score_in(tmp_path, items, runs)
     assert reference_tasks(default) == {"xstest", "layer:B", "macro"}
     assert "reference over 1 of 7 layers" in board

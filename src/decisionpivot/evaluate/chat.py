@@ -17,6 +17,7 @@ from decisionpivot.evaluate.kinds import (
     KindSpec,
     Record,
     Setting,
+    SystemConfig,
     integer,
     number,
     optional_integer,
@@ -26,7 +27,6 @@ from decisionpivot.evaluate.kinds import (
 )
 from decisionpivot.evaluate.prompt import ReplyError, chat_messages, parse_reply
 from decisionpivot.evaluate.questions import estimated_tokens
-from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item
 
 

@@ -29,12 +29,12 @@ from decisionpivot.evaluate.kinds import (
     Record,
     RunCounters,
     Setting,
+    SystemConfig,
     register,
     text,
 )
 from decisionpivot.evaluate.questions import DECISION_SETTINGS
 from decisionpivot.evaluate.systemone import SystemOneWire, decision_readout
-from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item
 
 

@@ -23,13 +23,13 @@ from decisionpivot.evaluate.kinds import (
     KindSpec,
     RunCounters,
     Setting,
+    SystemConfig,
     integer,
     optional_integer,
     register,
     text,
 )
 from decisionpivot.evaluate.prompt import SYSTEM_MESSAGE, user_message
-from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item
 
 INSTRUCTION = "Answer with one option key."

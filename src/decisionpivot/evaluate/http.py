@@ -48,6 +48,7 @@ from decisionpivot.evaluate.kinds import (
     Record,
     RunCounters,
     Setting,
+    SystemConfig,
     boolean,
     integer,
     number,
@@ -59,7 +60,6 @@ from decisionpivot.evaluate.kinds import (
     text,
 )
 from decisionpivot.evaluate.kinds import mapping as mapping_check
-from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item
 from decisionpivot.redact import redact
 

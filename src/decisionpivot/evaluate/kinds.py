@@ -12,14 +12,15 @@ key before any request is sent.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from decisionpivot.evaluate.systems import SystemConfig
     from decisionpivot.items import Item
 
 KIND_MODULES = (
@@ -197,3 +198,47 @@ def kinds() -> dict[str, KindSpec]:
     for module in KIND_MODULES:
         importlib.import_module(module)
     return dict(_KINDS)
+
+
+@dataclass(frozen=True)
+class SystemConfig:
+    """One declared system."""
+
+    name: str
+    """Name used on the command line and as the folder under runs/."""
+    kind: str
+    """A registered kind (see decisionpivot.evaluate.kinds)."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """The kind's keys with defaults filled in."""
+    source: str = "built-in"
+    """Where it was declared (file path), for messages."""
+
+    def public(self) -> dict[str, Any]:
+        """The config as recorded in answer-file metadata: never a secret, only the variable's name."""
+        return {"name": self.name, "kind": self.kind, **self.settings}
+
+    @property
+    def spec(self) -> KindSpec:
+        return kinds()[self.kind]
+
+    def identity(self) -> dict[str, Any]:
+        """The settings that change the answers (model, prompt, readout...), without transport keys."""
+        settings = self.spec.settings
+        return {"kind": self.kind, **{k: v for k, v in self.settings.items() if settings[k].identity}}
+
+    def fingerprint(self) -> str:
+        """SHA-256 of :meth:`identity` as canonical JSON: a resumed run must have the same one."""
+        canonical = json.dumps(self.identity(), sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    @property
+    def readout(self) -> str:
+        """How this system's answers are read (e.g. ``systemone/noul``), for the meta file and leaderboard."""
+        return self.spec.readout(self.settings) or self.kind
+
+    @property
+    def families(self) -> tuple[str, ...] | None:
+        """Families this system can answer (None: every task)."""
+        if self.kind == "baseline" and self.settings.get("baseline") == "heuristic":
+            return (str(self.settings["family"]),)
+        return None

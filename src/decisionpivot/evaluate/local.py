@@ -21,13 +21,13 @@ from decisionpivot.evaluate.kinds import (
     RunCounters,
     Setting,
     SettingError,
+    SystemConfig,
     integer,
     mapping,
     optional_text,
     register,
     text,
 )
-from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item
 
 Decide = Callable[[Sequence[Item]], Sequence[Any]]

@@ -1,9 +1,10 @@
 """`dp evaluate`: one system over the tasks of an items folder, writing resumable answer files.
 
-Before anything is asked, each items file is checked: against the folder's ``MANIFEST.json`` and,
-for the release items, against the hashes shipped in the package (``release/expected_manifest.json``),
-so a tampered or half-edited items file is never evaluated silently (``allow_modified_items`` lets it
-through, and the meta file and the leaderboard then say so). The system's runner - whatever its kind,
+Before anything is asked, each items file is checked by :mod:`decisionpivot.item_hashes`: core
+items against the folder's ``MANIFEST.json`` and, for a released edition, against the hashes shipped
+in the package; reference items against their verified task card. A tampered or half-edited items
+file is never evaluated silently (``allow_modified_items`` lets it through, and the meta file and
+the leaderboard then say so). The system's runner - whatever its kind,
 through the :class:`~decisionpivot.evaluate.kinds.Runner` protocol - answers what the answer file does
 not hold yet; afterwards each task reports whether its records reach the 99% the scorer needs.
 
@@ -26,8 +27,8 @@ from tqdm import tqdm
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.answers import AnswerWriter, Shard, answer_paths
-from decisionpivot.evaluate.kinds import Record, RunCounters, Runner
-from decisionpivot.evaluate.systems import SystemConfig
+from decisionpivot.evaluate.kinds import Record, RunCounters, Runner, SystemConfig
+from decisionpivot.item_hashes import ModifiedItemsError, check_items_file
 from decisionpivot.items import Item, read_items, sha256_file
 
 COVERAGE = (99, 100)
@@ -77,45 +78,6 @@ def select(items: Sequence[Item], shard: Shard | None, limit: int | None) -> lis
         raise DecisionPivotError(f"--limit must be 0 or more, got {limit}")
     chosen = [item for i, item in enumerate(items) if shard is None or i % shard.count == shard.index]
     return chosen[:limit] if limit is not None else chosen
-
-
-def check_items_file(items_dir: Path, task: str, path: Path, sha256: str) -> str:
-    """How the items file was checked: ``manifest``, ``manifest+release``, or ``unchecked`` (no manifest).
-
-    Raises when the file's hash differs from its folder's MANIFEST.json or from the package's release
-    hashes (for a folder whose manifest says it holds the release).
-    """
-    manifest_path = items_dir / "MANIFEST.json"
-    if not manifest_path.exists():
-        return "unchecked (no MANIFEST.json)"
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        entry = manifest["families"][task]
-        recorded = entry["sha256"]
-    except (ValueError, UnicodeDecodeError, KeyError, TypeError):
-        raise DecisionPivotError(f"{manifest_path}: no SHA-256 for {task!r}; regenerate the items "
-                                 "(`dp generate`) or pass --allow-modified-items") from None
-    if recorded != sha256:
-        raise DecisionPivotError(
-            f"{path}: SHA-256 {sha256} differs from {manifest_path.name}'s {recorded}: the items were changed "
-            "after they were drawn. Regenerate them (`dp generate`), or evaluate them as they are with "
-            "--allow-modified-items (recorded in the meta file and on the leaderboard)"
-        )
-    from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED
-    from decisionpivot.release.manifest import expected_manifest
-
-    if entry.get("seed") != RELEASE_SEED or manifest.get("version") != BENCHMARK_VERSION:
-        return "manifest"  # a fresh draw or another version: its own manifest is all there is
-    shipped = (expected_manifest() or {}).get("core", {}).get(task, {}).get("sha256")
-    if shipped is None:
-        return "manifest"
-    if shipped != sha256:
-        raise DecisionPivotError(
-            f"{path}: SHA-256 {sha256} is not the released {task} ({shipped}, shipped in the package), although "
-            f"{manifest_path.name} says these are the release items. Regenerate them (`dp generate`) or pass "
-            "--allow-modified-items"
-        )
-    return "manifest+release"
 
 
 def permuted(item: Item, k: int) -> Item:
@@ -210,7 +172,7 @@ def evaluate_system(
         sha256 = sha256_file(path)
         try:
             how = check_items_file(items_dir, task, path, sha256)
-        except DecisionPivotError:
+        except ModifiedItemsError:
             if not allow_modified_items:
                 raise
             how = "modified (--allow-modified-items)"

@@ -16,10 +16,7 @@ wrong type are errors naming the file, the system and the key, so typos do not p
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -27,57 +24,13 @@ from typing import Any
 import yaml
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.evaluate.kinds import KindSpec, SettingError, kinds
+from decisionpivot.evaluate.kinds import SettingError, SystemConfig, kinds
 
 SYSTEM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
 
 
 class SystemConfigError(DecisionPivotError):
     """A systems file or system declaration that cannot be used."""
-
-
-@dataclass(frozen=True)
-class SystemConfig:
-    """One declared system."""
-
-    name: str
-    """Name used on the command line and as the folder under runs/."""
-    kind: str
-    """A registered kind (see decisionpivot.evaluate.kinds)."""
-    settings: dict[str, Any] = field(default_factory=dict)
-    """The kind's keys with defaults filled in."""
-    source: str = "built-in"
-    """Where it was declared (file path), for messages."""
-
-    def public(self) -> dict[str, Any]:
-        """The config as recorded in answer-file metadata: never a secret, only the variable's name."""
-        return {"name": self.name, "kind": self.kind, **self.settings}
-
-    @property
-    def spec(self) -> KindSpec:
-        return kinds()[self.kind]
-
-    def identity(self) -> dict[str, Any]:
-        """The settings that change the answers (model, prompt, readout...), without transport keys."""
-        settings = self.spec.settings
-        return {"kind": self.kind, **{k: v for k, v in self.settings.items() if settings[k].identity}}
-
-    def fingerprint(self) -> str:
-        """SHA-256 of :meth:`identity` as canonical JSON: a resumed run must have the same one."""
-        canonical = json.dumps(self.identity(), sort_keys=True, ensure_ascii=False, default=str)
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-    @property
-    def readout(self) -> str:
-        """How this system's answers are read (e.g. ``systemone/noul``), for the meta file and leaderboard."""
-        return self.spec.readout(self.settings) or self.kind
-
-    @property
-    def families(self) -> tuple[str, ...] | None:
-        """Families this system can answer (None: every task)."""
-        if self.kind == "baseline" and self.settings.get("baseline") == "heuristic":
-            return (str(self.settings["family"]),)
-        return None
 
 
 def validate_system_name(name: str) -> str:

@@ -35,9 +35,8 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.answers import AnswerWriter, answer_paths, now
 from decisionpivot.evaluate.chat import ChatWire, completion_message, content_text
 from decisionpivot.evaluate.http import HttpRunner
-from decisionpivot.evaluate.kinds import Record, RunCounters
+from decisionpivot.evaluate.kinds import Record, RunCounters, SystemConfig
 from decisionpivot.evaluate.prompt import ReplyError
-from decisionpivot.evaluate.systems import SystemConfig
 from decisionpivot.items import Item, Option, atomic_write_bytes, sha256_file
 
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.item_hashes import ModifiedItemsError, check_items_file
 from decisionpivot.score.answers import (
     AnswerSummary,
     TaskAnswers,
@@ -51,6 +52,20 @@ class LoadedRuns:
     """Counts of every answer file read."""
     short: dict[tuple[str, str], TaskAnswers] = field(default_factory=dict)
     """(system, task) -> answers of the tasks excluded for too few records (for ``--partial``)."""
+    item_checks: tuple[tuple[str, str], ...] = ()
+    """(task, how its items file was checked against the hash recorded for it), core then reference."""
+
+
+def _checked(layout: TaskLayout, allow_modified_items: bool) -> tuple[str, str]:
+    """(task, how its items file was checked); a mismatch stops the scoring unless ``allow_modified_items``."""
+    path = layout.items_path
+    try:
+        how = check_items_file(path.parent, layout.task, path, layout.items_sha256)
+    except ModifiedItemsError:
+        if not allow_modified_items:
+            raise
+        how = "modified (--allow-modified-items)"
+    return layout.task, how
 
 
 def _core_layouts(items: Path | None) -> list[TaskLayout]:
@@ -68,10 +83,17 @@ def load_runs(
     reference: str | Path | None = None,
     systems: Sequence[str] | None = None,
     tasks: Sequence[ReferenceTask] | None = None,
+    allow_modified_items: bool = False,
 ) -> LoadedRuns:
-    """Read items and answer files; see the module docstring for what is included."""
+    """Read items and answer files; see the module docstring for what is included.
+
+    Every items file is first checked against the hash recorded for it (:mod:`decisionpivot.item_hashes`:
+    core files against their manifest and the released edition, reference files against their verified
+    card), as ``dp evaluate`` checks them: a changed file stops the scoring unless ``allow_modified_items``.
+    """
     runs = Path(runs)
     core = _core_layouts(Path(items) if items is not None else None)
+    item_checks = [_checked(layout, allow_modified_items) for layout in core]
     cards = list(tasks) if tasks is not None else reference_tasks()
     warnings: list[str] = []
     reference_layouts: list[tuple[ReferenceTask, TaskLayout]] = []
@@ -86,6 +108,7 @@ def load_runs(
             raise DecisionPivotError(
                 f"{path}: items are in layer {layout.layer}, the task card says {card.layer}"
             )
+        item_checks.append(_checked(layout, allow_modified_items))
         reference_layouts.append((card, layout))
     if not core and not reference_layouts:
         raise DecisionPivotError(
@@ -137,6 +160,7 @@ def load_runs(
         tuple(warnings),
         tuple(summaries),
         short,
+        tuple(item_checks),
     )
 
 
@@ -185,6 +209,7 @@ def score_loaded(
             partial_score(layouts[task], answers) for (_, task), answers in sorted(loaded.short.items())
             if task in layouts
         ) if partial else (),
+        item_checks=loaded.item_checks,
     )
 
 
@@ -204,6 +229,7 @@ def score_runs(
     figures: bool = True,
     jobs: int | None = None,
     partial: bool = False,
+    allow_modified_items: bool = False,
 ) -> Scoring:
     """Read, score and write every report and figure under ``out``; returns the scoring.
 
@@ -212,7 +238,7 @@ def score_runs(
     """
     from decisionpivot.score.report import write_reports
 
-    loaded = load_runs(runs, items, reference, systems, tasks)
+    loaded = load_runs(runs, items, reference, systems, tasks, allow_modified_items)
     scoring = score_loaded(loaded, resamples, seed, jobs or default_jobs(), runs=Path(runs), partial=partial)
     cards = {card.name: (card.layer, card.metric, card.chance) for card, _ in loaded.reference}
     write_reports(scoring, out, cards)
@@ -264,6 +290,7 @@ def compare_runs(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
     tasks: Sequence[ReferenceTask] | None = None,
+    allow_modified_items: bool = False,
 ) -> tuple[list[ComparisonRow], list[str]]:
     """Paired differences A - B over the tasks both systems have (matched resamples).
 
@@ -271,7 +298,7 @@ def compare_runs(
     """
     if system_a == system_b:
         raise DecisionPivotError("compare needs two different systems")
-    loaded = load_runs(runs, items, reference, [system_a, system_b], tasks)
+    loaded = load_runs(runs, items, reference, [system_a, system_b], tasks, allow_modified_items)
     notes = []
     kept: dict[tuple[str, str], TaskAnswers] = {}
     for task in [layout.task for layout in loaded.core] + [card.name for card, _ in loaded.reference]:
@@ -280,15 +307,7 @@ def compare_runs(
             kept.update({(s, task): loaded.answers[(s, task)] for s in (system_a, system_b)})
         elif any(both):
             notes.append(f"{task}: left out, only {system_a if both[0] else system_b} has it scored")
-    common = LoadedRuns(
-        loaded.core,
-        loaded.reference,
-        loaded.systems,
-        kept,
-        loaded.exclusions,
-        loaded.warnings,
-        loaded.answer_files,
-    )
+    common = replace(loaded, answers=kept, short={})
     scoring = score_loaded(common, resamples, seed, default_jobs())
     rows = []
     scopes = [(CORE, MACRO, metric) for metric in COMPARED_CORE]

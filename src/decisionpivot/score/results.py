@@ -182,6 +182,8 @@ class Scoring:
     """Option-order robustness per system and family."""
     partial: tuple[PartialScore, ...] = ()
     """Partial scores of quick tries, not comparable; empty unless asked."""
+    item_checks: tuple[tuple[str, str], ...] = ()
+    """(task, how its items file was checked: ``manifest+release``, ``card``, ``unchecked (...)``...)."""
     _index: dict[tuple[str, str, str, int | None, str], Estimate] = field(
         default_factory=dict, compare=False, repr=False
     )

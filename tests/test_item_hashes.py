@@ -1,0 +1,108 @@
+"""Items files are checked against the hash recorded for them, in dp evaluate and in dp score alike."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from decisionpivot import BENCHMARK_VERSION, item_hashes
+from decisionpivot.evaluate.kinds import SystemConfig
+from decisionpivot.evaluate.run import evaluate_system
+from decisionpivot.evaluate.systems import get_system
+from decisionpivot.item_hashes import ModifiedItemsError, check_items_file, released_manifest
+from decisionpivot.items import Item, Option, read_items, sha256_file, write_items
+from decisionpivot.reconstruct.card import all_cards, get_card
+from decisionpivot.reconstruct.scoring import reference_task
+from decisionpivot.score.pipeline import load_runs
+
+
+def _reference_items(folder: Path, relabel: int | None = None) -> Path:
+    items = [
+        Item(id=f"xstest:{i:05d}", family="xstest", layer="B", version="1.3", group=None, level=None,
+             variation=None, domain=None, state=f"prompt {i}", question="Is this prompt safe?",
+             options=(Option("safe", "comply"), Option("unsafe", "refuse")),
+             answer=("safe" if i % 2 else "unsafe") if i != relabel else "safe")
+        for i in range(40)
+    ]
+    path = folder / "xstest.jsonl"
+    write_items(path, items)
+    return path
+
+
+@pytest.fixture()
+def verified_card(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A reference folder whose xstest.jsonl is exactly what a (patched) verified xstest card records."""
+    folder = tmp_path / "reference"
+    path = _reference_items(folder)
+    card = dataclasses.replace(get_card("xstest"), verified=True, expected_sha256=sha256_file(path))
+    monkeypatch.setattr(item_hashes, "_reference_card", lambda task: card if task == "xstest" else None)
+    return folder
+
+
+def test_released_manifest_is_the_release_the_package_verifies_downloads_against() -> None:
+    from decisionpivot.release.manifest import expected_manifest
+
+    shipped = released_manifest(BENCHMARK_VERSION)
+    release = expected_manifest()
+    assert shipped is not None and release is not None
+    assert {f: e["sha256"] for f, e in shipped["families"].items()} == \
+        {f: e["sha256"] for f, e in release["core"].items()}
+
+
+def test_reference_items_are_checked_against_their_card(verified_card: Path) -> None:
+    path = verified_card / "xstest.jsonl"
+    assert check_items_file(verified_card, "xstest", path, sha256_file(path)) == "card"
+    _reference_items(verified_card, relabel=0)  # one gold label changed: the always-"safe" answer now scores better
+    with pytest.raises(ModifiedItemsError, match=r"xstest.jsonl: SHA-256 \w+ differs .* task card xstest.yaml"):
+        check_items_file(verified_card, "xstest", path, sha256_file(path))
+
+
+def test_unverified_card_and_folder_without_manifest_say_unchecked(tmp_path: Path) -> None:
+    path = _reference_items(tmp_path)
+    other = tmp_path / "mytask.jsonl"
+    other.write_bytes(path.read_bytes())
+    assert check_items_file(tmp_path, "mytask", other, sha256_file(other)) == "unchecked (no MANIFEST.json)"
+    [task, *_] = [card.id for card in all_cards().values() if not card.verified]
+    target = tmp_path / f"{task}.jsonl"
+    target.write_bytes(path.read_bytes())
+    assert check_items_file(tmp_path, task, target, sha256_file(target)) == \
+        f"unchecked (task card {task} is unverified: no items hash recorded)"
+
+
+def test_evaluate_and_score_refuse_relabelled_reference_items(verified_card: Path, tmp_path: Path) -> None:
+    system: SystemConfig = get_system("uniform")
+    runs = tmp_path / "runs"
+    [run] = evaluate_system(system, verified_card, runs, progress=False)
+    meta = json.loads(run.path.with_name("xstest.meta.json").read_text())
+    assert meta["items_check"] == "card"
+    tasks = [reference_task(get_card("xstest"), read_items(verified_card / "xstest.jsonl"))]
+    assert dict(load_runs(runs, None, verified_card, tasks=tasks).item_checks) == {"xstest": "card"}
+    _reference_items(verified_card, relabel=0)
+    with pytest.raises(ModifiedItemsError, match="task card"):
+        evaluate_system(system, verified_card, tmp_path / "runs2", progress=False)
+    assert not (tmp_path / "runs2").exists()
+    evaluate_system(system, verified_card, tmp_path / "runs2", progress=False, allow_modified_items=True)
+    with pytest.raises(ModifiedItemsError, match="task card"):  # answered as modified, never scored silently
+        load_runs(tmp_path / "runs2", None, verified_card, tasks=tasks)
+    loaded = load_runs(tmp_path / "runs2", None, verified_card, tasks=tasks, allow_modified_items=True)
+    assert dict(loaded.item_checks) == {"xstest": "modified (--allow-modified-items)"}
+
+
+def test_a_relabelled_official_task_is_refused(tmp_path: Path) -> None:
+    """The issue's case on real data: xstest rebuilt from its official files, one gold label flipped."""
+    from decisionpivot.reconstruct.run import reconstruct_task
+    from tests.reconstruct.conftest import OFFICIAL
+
+    if not (OFFICIAL / "xstest").is_dir():
+        pytest.skip(f"official xstest files not found at {OFFICIAL} (they are not part of the package)")
+    built = reconstruct_task("xstest", OFFICIAL, tmp_path / "reference")
+    assert check_items_file(built.path.parent, "xstest", built.path, built.sha256) == "card"
+    lines = built.path.read_text(encoding="utf-8").splitlines(keepends=True)
+    first = json.loads(lines[0])
+    first["answer"] = next(key for key in (o["key"] for o in first["options"]) if key != first["answer"])
+    built.path.write_text(json.dumps(first, ensure_ascii=False) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    with pytest.raises(ModifiedItemsError, match=r"task card xstest\.yaml"):
+        evaluate_system(get_system("uniform"), built.path.parent, tmp_path / "runs", progress=False)
