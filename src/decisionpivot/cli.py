@@ -658,13 +658,20 @@ class DP:
         short = [r for r in results if not r.covered]
         answered = sum(r.answered for r in results)
         total = sum(r.items for r in results)
+        unanswered = sum(r.transient for r in results)
         print(f"{chosen.name}: {answered} of {total} items answered, {sum(r.errors for r in results)} errors "
-              f"({sum(r.transient for r in results)} transient) in {len(results)} task(s), readout {chosen.readout}")
+              f"({unanswered} transient) in {len(results)} task(s), readout {chosen.readout}")
         if short and limit is None and shard is None:
             names = ", ".join(r.task for r in short)
             print(f"evaluate INCOMPLETE: {len(short)} task(s) below the 99% of items the scorer needs ({names}); "
                   "run again to ask the transient errors, or with --retry-errors to ask every error again",
                   file=sys.stderr)
+            raise SystemExit(1)
+        if unanswered:
+            tasks_left = ", ".join(f"{r.task} {r.transient}" for r in results if r.transient)
+            print(f"evaluate INCOMPLETE: {unanswered} item(s) unanswered after their retries (transient errors: "
+                  f"{tasks_left}); the scorer counts them as failed predictions. Run the same command again to ask "
+                  "them again", file=sys.stderr)
             raise SystemExit(1)
 
     def repair(self, system: str, runs: str = "runs") -> None:

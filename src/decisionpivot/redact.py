@@ -81,6 +81,29 @@ def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
     return _COLON.sub(lambda m: f"{m.group(1)}{MARK}", text)
 
 
+_QUERY_SECRET = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|session|code", re.IGNORECASE)
+
+
+def redact_url(url: str) -> str:
+    """``url`` without its secrets: the user-info's password, and the value of every query parameter whose
+    name suggests one (``?api_key=``, ``?sig=``, ``?code=``, ...); then :func:`redact` for anything else."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return redact(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        netloc = f"{userinfo.split(':', 1)[0]}:{MARK}@{host}" if ":" in userinfo else f"{MARK}@{host}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        query = urlencode([(k, MARK if _QUERY_SECRET.search(k) else v) for k, v in pairs], safe="[]")
+    return redact(urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment)))
+
+
 def redact_data(value: Any, environ: Mapping[str, str] | None = None) -> Any:
     """A copy of a JSON-like value (dicts, lists, tuples, strings) with :func:`redact` applied to every string.
 

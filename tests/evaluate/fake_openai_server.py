@@ -26,6 +26,8 @@ from typing import Any
 from aiohttp import web
 
 FAULTS = ("ok", "429", "500", "stall", "malformed", "missing_key", "unnormalised", "truncated", "always_500")
+MORE_FAULTS = ("malformed_once", "not_completion")
+"""Used by the soak test only: a body that is not JSON on the first attempt (retried), JSON that is no completion."""
 
 
 def digest_of(user_message: str) -> str:
@@ -50,8 +52,10 @@ class FakeOpenAI:
                  stall_s: float = 3.0, retry_after: str = "1",
                  custom: Callable[[str, list[str]], dict[str, Any] | None] | None = None,
                  respond: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
-                 serial: bool = False) -> None:
+                 serial: bool = False,
+                 refuse: Callable[[dict[str, Any]], tuple[int, bytes] | None] | None = None) -> None:
         self.plan = plan
+        self.refuse = refuse  # sees the whole request body; (status, body) to answer with instead
         self.custom = custom
         self.respond = respond  # sees the whole request body (model, seed, messages)
         self.serial = serial  # one request at a time, like a server that generates for one user only
@@ -101,6 +105,9 @@ class FakeOpenAI:
         fault = self.plan(digest)
         if self.status_override is not None:
             return _reply(self.status_override[0], self.status_override[1])
+        refused = self.refuse(payload) if self.refuse is not None else None
+        if refused is not None:
+            return _reply(*refused)
         if self.serial:
             if self._one_at_a_time is None:
                 self._one_at_a_time = asyncio.Lock()
@@ -125,8 +132,10 @@ class FakeOpenAI:
         if fault == "stall" and attempt == 1:
             await asyncio.sleep(self.stall_s)
             return _reply(200, self._completion("{}", "stop"))
-        if fault == "malformed":
+        if fault == "malformed" or (fault == "malformed_once" and attempt == 1):
             return _reply(200, b'{"choices": [ {"message": ')
+        if fault == "not_completion":
+            return _reply(200, b'{"object": "list", "data": []}')
         finish = "stop"
         if fault == "missing_key":
             probs.pop(keys[0])

@@ -257,7 +257,8 @@ def test_the_body_of_a_500_is_kept_and_connection_errors_name_the_url(tmp_path: 
     dead = "http://127.0.0.1:9/v1"
     [run] = evaluate_system(get_system("y", chat(tmp_path, dead, name="y")), items_dir, tmp_path / "runs", limit=1,
                             progress=False)
-    assert f"connection error to {dead}/chat/completions" in lines(run.path)[0]["error"]
+    [record] = lines(run.path)
+    assert f"cannot connect to {dead}/chat/completions" in record["error"] and record["transient"] is True
 
 
 def test_a_wrong_model_stops_the_run_with_the_servers_message(tmp_path: Path, items_dir: Path) -> None:

@@ -17,8 +17,8 @@ from decisionpivot.generate.run import write_family_files
 from tests.evaluate.fake_openai_server import FakeOpenAI
 
 FAMILIES = ["fact_answerable", "policy_case", "log_claim", "clause_change"]
-TRANSIENT = ("429", "500", "stall")
-FINAL = ("malformed", "missing_key", "truncated", "unnormalised")
+TRANSIENT = ("429", "500", "stall", "malformed_once")
+FINAL = ("not_completion", "missing_key", "truncated", "unnormalised")
 TIMING = ("latency_s", "queued_s")
 
 
@@ -26,7 +26,7 @@ def plan(digest: str) -> str:
     """About 15% transient faults and 8% faults that end in an error record, by the request's digest."""
     roll = int(digest[:4], 16) % 100
     if roll < 15:
-        return TRANSIENT[roll % 3]
+        return TRANSIENT[roll % 4]
     if roll < 23:
         return FINAL[roll % 4]
     return "ok"

@@ -20,6 +20,7 @@ from decisionpivot.evaluate.kinds import (
     SystemConfig,
     integer,
     number,
+    one_of,
     optional_integer,
     optional_text,
     register,
@@ -77,7 +78,7 @@ class ChatWire:
     def request(self, item: Item) -> dict[str, Any]:
         s = self.settings
         payload: dict[str, Any] = {"model": s["model"], "messages": chat_messages(item),
-                                   "temperature": s["temperature"], "max_tokens": s["max_tokens"]}
+                                   "temperature": s["temperature"], s["max_tokens_field"]: s["max_tokens"]}
         if s.get("reasoning_effort"):
             payload["reasoning_effort"] = s["reasoning_effort"]
         return payload
@@ -98,10 +99,13 @@ class ChatWire:
 
 CHAT_SETTINGS: dict[str, Setting] = {
     **HTTP_SETTINGS,
-    "base_url": Setting(None, text, "the /v1 URL, e.g. http://localhost:8000/v1"),
+    "base_url": Setting(None, text, "the /v1 URL, e.g. http://localhost:8000/v1", identity=False),
     "model": Setting(None, text, "model name as the server knows it"),
     "temperature": Setting(0.0, number(0), "sampling temperature"),
     "max_tokens": Setting(2048, integer(1), "most tokens in the reply (reasoning included)"),
+    "max_tokens_field": Setting("max_tokens", one_of("max_tokens", "max_completion_tokens"),
+                                "the request field that carries max_tokens (OpenAI's reasoning models and newer "
+                                "APIs want max_completion_tokens)", identity=False),
     "reasoning_effort": Setting(None, optional_text, "sent when set (low, medium, high)"),
     "context_tokens": Setting(None, optional_integer(1), "longer inputs (estimated at 4 characters a token) "
                               "are recorded as input restrictions, not sent"),

@@ -10,17 +10,28 @@ The engine does the rest, the same way for all of them:
   halves it (once per window of requests), each success grows it by 1/limit, up to ``concurrency``,
   so a server that serves one request at a time is not buried under retries of queued requests;
   the time an item waits for a slot is recorded as ``queued_s``, apart from ``latency_s``;
-* retries with full-jitter exponential backoff honouring ``Retry-After`` on 408/409/425/429/5xx/529
-  and timeouts, within ``max_attempts`` and a per-task retry budget; when they are spent the record
-  is an error marked ``"transient": true``, which a re-run asks again (the scorer counts it as missing);
-* 401/403 stop the run at once with the server's message; when the first ``stop_after_failures``
-  requests all fail with the same other 4xx (a wrong model name, an unknown field) the run stops too,
-  printing the server's message, and those records are not written, so fixing the config and
-  re-running asks them again;
-* 413, and 400/422 whose message says a limit was crossed, are recorded as ``input restriction``
-  errors (the paper's Table B1); the server's ``detail`` is read in whichever form it comes;
-* every non-200 body and every unreadable reply goes to ``<task>.raw.jsonl``; the API key's value is
-  replaced by ``***`` in every message, record and log line.
+* retries with full-jitter exponential backoff honouring ``Retry-After`` on 408/409/425/429/5xx/529,
+  timeouts and **every failure while the body is read** (a connection reset mid-body, a body slower
+  than ``timeout_s``, fewer bytes than its Content-Length, an undecodable gzip body, a 200 body that
+  is not JSON - what a connection cut without Content-Length looks like): none of these says anything
+  about the model. Within ``max_attempts`` and a per-task retry budget; when they are spent the record
+  is an error marked ``"transient": true``, which a re-run asks again and which makes ``dp evaluate``
+  exit non-zero (the scorer counts it as failed);
+* a server that cannot be reached (connection refused, no such host) for ``stop_after_failures``
+  attempts in a row with no answer in between stops the run with one line; a re-run resumes;
+* 401/403 stop the run at once with the server's message, and so does a 400/422 whose message names a
+  request parameter (``Unsupported parameter: 'max_tokens'``, an unknown or forbidden field): a
+  configuration error, never the model's answer; when the first ``stop_after_failures`` requests all
+  fail with the same other 4xx (a wrong model name) the run stops too. Records are not written for
+  them, so fixing the config and re-running asks them again;
+* 413, and 400/422 whose message says the *item* is too large for the server (too many options, a
+  prompt beyond the context, a body over the size limit), are recorded as ``input restriction`` errors
+  (the paper's Table B1); the server's ``detail`` is read in whichever form it comes;
+* redirects are not followed (``redirects: refuse``): the record names the target. ``same-origin``
+  follows them within the configured origin; ``follow`` follows them anywhere, but the key and the
+  ``headers:`` never leave the configured origin;
+* every non-200 body and every unreadable reply goes to ``<task>.raw.jsonl``; the API key's value, the
+  values of ``headers:`` and secrets in the URL are replaced in every message, record and log line.
 """
 
 from __future__ import annotations
@@ -37,7 +48,7 @@ import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 
@@ -48,6 +59,7 @@ from decisionpivot.evaluate.kinds import (
     Record,
     RunCounters,
     Setting,
+    SettingError,
     SystemConfig,
     boolean,
     integer,
@@ -61,30 +73,72 @@ from decisionpivot.evaluate.kinds import (
 )
 from decisionpivot.evaluate.kinds import mapping as mapping_check
 from decisionpivot.items import Item
-from decisionpivot.redact import redact
+from decisionpivot.redact import redact, redact_url
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529})
 FATAL_STATUS = frozenset({401, 403})
+REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
+MAX_REDIRECTS = 5
 BACKOFF_CAP_S = 60.0
+CONNECT_BACKOFF_CAP_S = 2.0
+"""Retries of a refused connection wait at most this long: a server that is gone is found out in seconds."""
 RETRY_AFTER_CAP_S = 300.0
 RAW_LIMIT = 20000
-_RESTRICTION_WORDS = re.compile(
-    r"at most|too many|too long|too large|exceed|maximum|max_|limit|context length|context window"
-    r"|prompt has \d+ tokens|\boptions?\b|\blevels?\b|state size|payload",
+_UNITS = r"(?:options?|choices?|labels?|levels?|criteria|categories|classes)"
+_SIZE = r"(?:tokens?|characters?|chars|bytes|[KMG]i?B)"
+_RESTRICTION = re.compile(
+    "|".join((
+        rf"too many {_UNITS}",
+        rf"(?:at most|up to|no more than|more than|exceeds?|over) (?:the )?(?:limit of |maximum of )?\d+ {_UNITS}",
+        rf"\b{_UNITS} (?:exceed|above|over) ",
+        r"(?:maximum|max\.?) context|context (?:length|window|size|limit)",
+        r"prompt has \d+ tokens|\bprompt is too long|input is too long|too many tokens|tokens? exceeds?",
+        rf"(?:exceeds?|longer than|more than|larger than|over) (?:the )?(?:limit of |maximum of |max of )?"
+        rf"[\d.,]+ ?[km]? ?{_SIZE}",
+        r"(?:request|body|payload|input|state|entity|content|message|prompt)s? (?:is )?too (?:large|long|big)",
+        r"(?:state|input|body|payload) size exceeds",
+    )),
     re.IGNORECASE,
 )
+"""A 400/422 that says the item is too large for the server (an input restriction, the paper's Table B1)."""
+_PARAMETER = re.compile(
+    r"unsupported (?:parameter|argument|field|value)|unknown (?:parameter|argument|field|key)"
+    r"|unrecogni[sz]ed (?:request )?(?:parameter|argument|field|key)|invalid (?:parameter|argument)"
+    r"|extra (?:inputs?|fields?|keys?) (?:are |is )?not (?:permitted|allowed)|extra_forbidden"
+    r"|additional properties are not allowed|not supported with this model|use '[A-Za-z_]+' instead"
+    r"|(?:parameter|field|argument) '?[A-Za-z_][\w.]*'? (?:is )?(?:not supported|not allowed|required|missing)",
+    re.IGNORECASE,
+)
+"""A 400/422 whose message names a request parameter: a configuration error, never the model's answer."""
+
+
+def header_mapping(value: Any) -> dict[str, str]:
+    """``headers:``: names and values are strings without line breaks or control characters."""
+    checked = string_mapping(value)
+    for name, header in checked.items():
+        if not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
+            raise SettingError(f"expected header names of letters, digits and -, got {name!r}")
+        if any(ord(c) < 32 or ord(c) == 127 for c in header if c != "\t"):
+            raise SettingError(f"header {name}: a value without line breaks or control characters")
+    return checked
 
 
 # Settings shared by every kind that answers over HTTP.
 HTTP_SETTINGS: dict[str, Setting] = {
-    "base_url": Setting(None, text, "the server's base URL, e.g. http://localhost:8000"),
+    "base_url": Setting(None, text, "the server's base URL, e.g. http://localhost:8000 (where the model is "
+                        "reached, not which model: not part of the fingerprint)", identity=False),
     "api_key_env": Setting(None, optional_text, "name of the environment variable holding the key "
                            "(the key is never written anywhere)", identity=False),
     "auth_header": Setting("Authorization", text, "header that carries the key", identity=False),
     "auth_scheme": Setting("Bearer", one_of("Bearer", "Basic", "none"),
                            "Bearer <key>, Basic base64(<basic_user>:<key>), or the bare key", identity=False),
     "basic_user": Setting("token", text, "user name for Basic auth (Databricks: token)", identity=False),
-    "headers": Setting({}, string_mapping, "extra request headers (no secrets: use api_key_env)", identity=False),
+    "headers": Setting({}, header_mapping, "extra request headers; their values are never written or printed",
+                       identity=False),
+    "redirects": Setting("refuse", one_of("refuse", "same-origin", "follow"),
+                         "refuse: a redirect is an error naming its target; same-origin: follow within the "
+                         "configured origin; follow: follow anywhere (the key and headers stay with the origin)",
+                         identity=False),
     "extra_body": Setting({}, mapping_check, "a mapping merged into each request body"),
     "concurrency": Setting(16, integer(1), "most requests in flight (the adaptive limit starts here)",
                            identity=False),
@@ -98,7 +152,8 @@ HTTP_SETTINGS: dict[str, Setting] = {
     "retry_budget": Setting(None, optional_integer(0), "retries allowed per task (default 50 + 10% of the items)",
                             identity=False),
     "stop_after_failures": Setting(8, integer(1), "stop the run when the first N requests all fail with the "
-                                   "same 4xx (a configuration error, not the items)", identity=False),
+                                   "same 4xx (a configuration error, not the items), or N attempts in a row find "
+                                   "no server", identity=False),
     "price_per_million_input_tokens": Setting(None, optional_number(0), "for the cost column of the leaderboard",
                                               identity=False),
     "price_per_million_output_tokens": Setting(None, optional_number(0), "for the cost column of the leaderboard",
@@ -194,8 +249,21 @@ def server_message(text: str, limit: int = 300) -> str:
 
 
 def is_input_restriction(status: int, message: str) -> bool:
-    """413 always; 400/422 when the server's message says a limit was crossed."""
-    return status == 413 or (status in (400, 422) and bool(_RESTRICTION_WORDS.search(message)))
+    """413 always; 400/422 when the server's message says the item is too large for it (options, context, size)."""
+    return status == 413 or (status in (400, 422) and bool(_RESTRICTION.search(message)))
+
+
+def names_request_parameter(status: int, message: str) -> bool:
+    """A 400/422 whose message names a request parameter (unsupported, unknown, forbidden): the config is wrong."""
+    return status in (400, 422) and bool(_PARAMETER.search(message)) and not is_input_restriction(status, message)
+
+
+def same_origin(a: str, b: str) -> bool:
+    """Whether two URLs share scheme, host and port (the origin a credential belongs to)."""
+    pa, pb = urlsplit(a), urlsplit(b)
+    default = {"http": 80, "https": 443}
+    return (pa.scheme.lower(), (pa.hostname or "").lower(), pa.port or default.get(pa.scheme.lower())) == \
+        (pb.scheme.lower(), (pb.hostname or "").lower(), pb.port or default.get(pb.scheme.lower()))
 
 
 def counted_tokens(value: Any) -> int | None:
@@ -312,6 +380,42 @@ class _EarlyStop:
         self.open = False
 
 
+@dataclass
+class _Reply:
+    """What one attempt got back: a whole body, or a failure before or while it was read."""
+
+    status: int = 0
+    """HTTP status of the (last) response; 0 when none arrived."""
+    text: str = ""
+    """The body, decoded (UTF-8, errors replaced); only when it was read whole."""
+    failure: str = ""
+    """Why the attempt failed on the way (connection, timeout, a body cut off): retried; "" when none."""
+    unreachable: bool = False
+    """No connection could be made at all (refused, no such host): the server may be gone."""
+    retry_after: float | None = None
+    """Seconds a non-200 response asked us to wait."""
+    redirect: str = ""
+    """Why a redirect was not followed, naming its target ("" when there was none or it was followed)."""
+
+
+class _Reachability:
+    """Counts attempts in a row that found no server, across the run's workers."""
+
+    def __init__(self, threshold: int) -> None:
+        self.threshold = threshold
+        self.misses = 0
+        self.answered = False
+
+    def record(self, reply: _Reply) -> bool:
+        """Note one attempt; True when ``threshold`` attempts in a row found no server."""
+        if reply.unreachable:
+            self.misses += 1
+        elif reply.status:
+            self.misses = 0
+            self.answered = True
+        return self.misses >= self.threshold
+
+
 class HttpRunner:
     """The :class:`~decisionpivot.evaluate.kinds.Runner` of every HTTP kind."""
 
@@ -320,15 +424,24 @@ class HttpRunner:
         self.wire = wire
         s = system.settings
         self.url = str(s["base_url"]).rstrip("/") + wire.path
-        self.headers = {"Content-Type": "application/json", **dict(s.get("headers") or {})}
-        self.secret: str | None = None
+        self.shown_url = redact_url(self.url)
+        """The URL as messages show it (no password, no secret query values)."""
+        self.origin_headers = dict(s.get("headers") or {})
+        """Headers only the configured origin gets: ``headers:`` and the credential."""
+        self.secrets: list[str] = [v for v in self.origin_headers.values() if len(v) >= 4]
         if s.get("api_key_env"):
-            key = os.environ.get(str(s["api_key_env"]))
+            raw = os.environ.get(str(s["api_key_env"]))
+            key = (raw or "").strip()  # a key file saved on Windows ends in \r\n
             if not key:
                 raise DecisionPivotError(
                     f"system {system.name!r}: environment variable {s['api_key_env']} is not set (it holds the API key)"
                 )
-            self.secret = key
+            if any(ord(c) < 33 or ord(c) == 127 for c in key):
+                raise DecisionPivotError(
+                    f"system {system.name!r}: environment variable {s['api_key_env']} holds a key with a space or a "
+                    "control character inside it; set it to the key alone"
+                )
+            self.secrets.append(key)
             scheme = s.get("auth_scheme", "Bearer")
             if scheme == "Basic":
                 value = "Basic " + base64.b64encode(f"{s.get('basic_user', 'token')}:{key}".encode()).decode()
@@ -336,17 +449,67 @@ class HttpRunner:
                 value = key
             else:
                 value = f"Bearer {key}"
-            self.headers[str(s.get("auth_header") or "Authorization")] = value
+            self.origin_headers[str(s.get("auth_header") or "Authorization")] = value
+            self.secrets.append(value)
+        self.secrets.sort(key=len, reverse=True)
         self.proxy = proxy_for(self.url)
         self.rng = random.Random(0)
 
     def hide(self, text: str) -> str:
-        """``text`` with the API key's value replaced by ``***``, and any other token or key redacted."""
-        return redact(text.replace(self.secret, "***") if self.secret else text)
+        """``text`` without the key, the values of ``headers:`` and secrets of the URL (and any other token)."""
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return redact(text.replace(self.url, self.shown_url))
+
+    def _headers_for(self, url: str) -> dict[str, str]:
+        """Request headers for ``url``: the credential and ``headers:`` only for the configured origin."""
+        if same_origin(url, self.url):
+            return {"Content-Type": "application/json", **self.origin_headers}
+        return {"Content-Type": "application/json"}
+
+    async def _post(self, session: aiohttp.ClientSession, body: bytes) -> _Reply:
+        """POST ``body``, following redirects only as ``redirects:`` allows; never raises for transport faults."""
+        s = self.system.settings
+        policy = str(s.get("redirects") or "refuse")
+        url = self.url
+        for _ in range(MAX_REDIRECTS + 1):
+            reply = _Reply()
+            try:
+                async with session.post(url, data=body, headers=self._headers_for(url), proxy=self.proxy,
+                                        allow_redirects=False) as response:
+                    reply.status = response.status
+                    target = response.headers.get("Location", "")
+                    if reply.status in REDIRECT_STATUS and target:
+                        target = urljoin(url, target)
+                        allowed = policy == "follow" or (policy == "same-origin" and same_origin(target, self.url))
+                        if allowed:
+                            url = target
+                            continue
+                        reply.redirect = self.hide(
+                            f"HTTP {reply.status} redirect to {redact_url(target)} not followed "
+                            f"(redirects: {policy}; set redirects: same-origin or follow, or point base_url there)")
+                        return reply
+                    if reply.status != 200:
+                        reply.retry_after = retry_after_seconds(response.headers.get("Retry-After"))
+                    reply.text = (await response.read()).decode("utf-8", errors="replace")
+            except TimeoutError:
+                where = "while reading the body" if reply.status else "waiting for the response"
+                reply.failure = self.hide(f"timeout after {s['timeout_s']:g} s {where} ({self.shown_url})")
+            except aiohttp.ClientConnectorError as exc:
+                reply.unreachable = True
+                reply.failure = self.hide(f"cannot connect to {redact_url(url)}: {exc.os_error or exc}")
+            except (aiohttp.ClientError, OSError, ValueError) as exc:  # a reset, a short or undecodable body
+                where = f" after HTTP {reply.status}, while reading the body" if reply.status else ""
+                reply.failure = self.hide(f"connection error{where} ({self.shown_url}): {type(exc).__name__}: {exc}")
+            if reply.failure:
+                reply.status = 0  # whatever status line came first, no whole reply arrived
+            return reply
+        reply = _Reply(redirect=self.hide(f"more than {MAX_REDIRECTS} redirects from {self.shown_url}"))
+        return reply
 
     async def _ask(self, session: aiohttp.ClientSession, item: Item, body: bytes, gate: AdaptiveLimit,
-                   limiter: RateLimiter, budget: RetryBudget, counters: RunCounters,
-                   raw_log: Emit) -> tuple[Record, int | None, str]:
+                   limiter: RateLimiter, budget: RetryBudget, counters: RunCounters, raw_log: Emit,
+                   reach: _Reachability) -> tuple[Record, int | None, str]:
         """One item, with retries: (record, status of a config-like 4xx or None, server message)."""
         s = self.system.settings
         attempt = 0
@@ -357,37 +520,44 @@ class HttpRunner:
             await limiter.wait()
             started = time.monotonic()
             queued += started - waited
-            retry_after: float | None = None
-            status = 0
-            text = ""
-            failure = ""
+            reply = _Reply()
             try:
-                async with session.post(self.url, data=body, headers=self.headers, proxy=self.proxy) as response:
-                    status = response.status
-                    text = await response.text(encoding="utf-8", errors="replace")
-                    if status != 200:
-                        retry_after = retry_after_seconds(response.headers.get("Retry-After"))
-            except TimeoutError:
-                failure = self.hide(f"timeout after {s['timeout_s']:g} s ({self.url})")
-            except aiohttp.ClientError as exc:
-                failure = self.hide(f"connection error to {self.url}: {type(exc).__name__}: {exc}")
+                reply = await self._post(session, body)
             finally:
-                overload = bool(failure.startswith("timeout")) or status == 429
-                await gate.release(started, _Outcome(overload=overload, success=status == 200))
+                overload = reply.failure.startswith("timeout") or reply.status == 429
+                await gate.release(started, _Outcome(overload=overload, success=reply.status == 200))
             latency = round(time.monotonic() - started, 3)
             timing = {"latency_s": latency, "queued_s": round(queued, 3)}
-            if status == 200:
-                return self._record(item, text, timing, raw_log), None, ""
-            if status:
+            if reach.record(reply):
+                raise StopRun(f"system {self.system.name!r}: {reply.failure}, {reach.misses} attempts in a row - "
+                              "the server is not running or not reachable. Answers so far are kept; start the "
+                              "server (or fix base_url) and run again to answer the rest")
+            failure = reply.failure
+            if reply.redirect:
+                raw_log({"id": item.id, "status": reply.status, "error": reply.redirect})
+                return {"id": item.id, "error": reply.redirect, **timing}, reply.status or 300, reply.redirect
+            if reply.status == 200:
+                record = self._record(item, reply.text, timing, raw_log)
+                if record is not None:
+                    return record, None, ""
+                failure = "malformed response body (not JSON: cut off, or not the API's reply)"
+            elif reply.status:
+                status, text = reply.status, reply.text
                 message = self.hide(server_message(text))
                 raw_log({"id": item.id, "status": status, "raw": self.hide(text[:RAW_LIMIT])})
                 if status in FATAL_STATUS:
-                    raise StopRun(f"system {self.system.name!r}: {self.url} refused the request with HTTP {status}: "
-                                  f"{message or '(no message)'} - check the API key variable and its permissions")
+                    raise StopRun(f"system {self.system.name!r}: {self.shown_url} refused the request with HTTP "
+                                  f"{status}: {message or '(no message)'} - check the API key variable and its "
+                                  "permissions")
                 if status not in RETRY_STATUS:
                     if is_input_restriction(status, message):
                         return {"id": item.id, "error": f"{INPUT_RESTRICTION}: HTTP {status}: {message}",
                                 **timing}, None, ""
+                    if names_request_parameter(status, message):
+                        raise StopRun(f"system {self.system.name!r}: {self.shown_url} refused a request parameter "
+                                      f"with HTTP {status}: {message} - a configuration error (fields, model, "
+                                      "max_tokens_field...), not the items; nothing was recorded for it. Fix the "
+                                      "system's config and run again")
                     return {"id": item.id, "error": f"HTTP {status}: {message}", **timing}, status, message
                 failure = f"HTTP {status}: {message}" if message else f"HTTP {status}"
             attempt += 1
@@ -398,14 +568,17 @@ class HttpRunner:
                 return {"id": item.id, "error": f"{failure} (retry budget of the task spent)", "transient": True,
                         **timing}, None, ""
             counters.retries += 1
-            await asyncio.sleep(backoff_delay(attempt - 1, retry_after, self.rng, float(s["backoff_base_s"])))
+            base = float(s["backoff_base_s"])
+            delay = backoff_delay(attempt - 1, reply.retry_after, self.rng, base)
+            await asyncio.sleep(min(delay, CONNECT_BACKOFF_CAP_S) if reply.unreachable else delay)
 
-    def _record(self, item: Item, text: str, timing: dict[str, float], raw_log: Emit) -> Record:
+    def _record(self, item: Item, text: str, timing: dict[str, float], raw_log: Emit) -> Record | None:
+        """The record of a whole 200 body; None when it is not JSON (retried like any cut-off body)."""
         try:
             body = json.loads(text)
         except (ValueError, RecursionError):
             raw_log({"id": item.id, "error": "response body is not JSON", "raw": self.hide(text[:RAW_LIMIT])})
-            return {"id": item.id, "error": "malformed response body (not JSON)", **timing}
+            return None
         try:
             record = self.wire.parse(item, body)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError) as exc:
@@ -430,6 +603,7 @@ class HttpRunner:
         concurrency = min(int(s["concurrency"]), max(len(items), 1))
         gate = AdaptiveLimit(concurrency, bool(s.get("adaptive_concurrency", True)))
         guard = _EarlyStop(emit, int(s.get("stop_after_failures") or 8))
+        reach = _Reachability(int(s.get("stop_after_failures") or 8))
         queue: asyncio.Queue[Item] = asyncio.Queue()
         for item in items:
             queue.put_nowait(item)
@@ -451,7 +625,7 @@ class HttpRunner:
                     request = {**self.wire.request(item), **(s.get("extra_body") or {})}
                     body = json.dumps(request, ensure_ascii=False).encode("utf-8")
                     record, config_status, message = await self._ask(session, item, body, gate, limiter, budget,
-                                                                     counters, raw_log)
+                                                                     counters, raw_log, reach)
                     guard(record, config_status, message)
 
             workers = [asyncio.create_task(worker()) for _ in range(concurrency)]

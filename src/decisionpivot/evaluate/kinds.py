@@ -214,8 +214,19 @@ class SystemConfig:
     """Where it was declared (file path), for messages."""
 
     def public(self) -> dict[str, Any]:
-        """The config as recorded in answer-file metadata: never a secret, only the variable's name."""
-        return {"name": self.name, "kind": self.kind, **self.settings}
+        """The config as recorded in answer-file metadata: never a secret, only the key variable's name.
+
+        Values of ``headers:`` are replaced (names kept), a URL loses its password and secret query values,
+        and every other string goes through :func:`~decisionpivot.redact.redact`.
+        """
+        from decisionpivot.redact import MARK, redact_data, redact_url
+
+        settings = dict(self.settings)
+        if isinstance(settings.get("headers"), dict):
+            settings["headers"] = dict.fromkeys(settings["headers"], MARK)
+        if isinstance(settings.get("base_url"), str):
+            settings["base_url"] = redact_url(settings["base_url"])
+        return redact_data({"name": self.name, "kind": self.kind, **settings})
 
     @property
     def spec(self) -> KindSpec:

@@ -92,7 +92,7 @@ register(KindSpec(
     settings={
         **HTTP_SETTINGS,
         **DECISION_SETTINGS,
-        "base_url": Setting(None, text, "the server's root (e.g. https://api.openai.com)"),
+        "base_url": Setting(None, text, "the server's root (e.g. https://api.openai.com)", identity=False),
         "path": Setting("/v1/decisions", url_path, "appended to base_url (Fireworks /inference/v1/decisions)"),
         "model": Setting(None, text, "model name, e.g. gpt-6-luna"),
     },

@@ -74,7 +74,7 @@ register(KindSpec(
     settings={
         **HTTP_SETTINGS,
         **DECISION_SETTINGS,
-        "base_url": Setting(None, text, "the server's root, e.g. http://localhost:30000"),
+        "base_url": Setting(None, text, "the server's root, e.g. http://localhost:30000", identity=False),
         "path": Setting("/v1/decisions", url_path, "appended to base_url"),
         "model": Setting(None, text, "model name as the server knows it"),
         "temperature": Setting(None, optional_number(0, strict=True), "divides the label logits (sent when set)"),

@@ -108,7 +108,8 @@ def decision_readout(api: str) -> Any:
 SYSTEMONE_SETTINGS: dict[str, Setting] = {
     **HTTP_SETTINGS,
     **DECISION_SETTINGS,
-    "base_url": Setting(None, text, "the server's root, without the path (e.g. https://api.typesafe.ai)"),
+    "base_url": Setting(None, text, "the server's root, without the path (e.g. https://api.typesafe.ai)",
+                        identity=False),
     "path": Setting("/v1/systemone", url_path, "appended to base_url (Perplexity /v1/decisions, Fireworks "
                     "/inference/v1/systemone)"),
     "model": Setting(None, text, "model name (jev-latest, a pinned jev-1.13.0, a local path for transformers serve)"),
