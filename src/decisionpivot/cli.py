@@ -7,9 +7,11 @@ that does not match) print one clear line and exit with status 2; failed checks 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import fire
 
@@ -632,7 +634,8 @@ class DP:
           shard: i/n - answer only items whose index % n == i, into runs/<system>/shards/; fold the
             shards together with `dp merge`.
           retry_errors: ask again every item whose record is an error (replacing that record).
-          restart: start each task afresh (old answers kept as <task>.jsonl.bak); needed to resume
+          restart: start each task afresh (old answers kept as <task>.jsonl.bak, or the next free .bak.N: a
+            backup is never overwritten); needed to resume
             under a changed system config, which is otherwise refused.
           allow_modified_items: evaluate items whose hash differs from their manifest (recorded in the
             meta file and on the leaderboard).
@@ -677,6 +680,8 @@ class DP:
     def repair(self, system: str, runs: str = "runs") -> None:
         """Fold duplicate ids in a system's answer files into one record per id (the original kept as .bak).
 
+        A backup is never overwritten: when <task>.jsonl.bak exists the original goes to .bak.1, .bak.2, ...
+
         Per id the first answer with probabilities is kept (an answer beats an error). Needed only for
         files written before answer files were locked, or edited by hand.
 
@@ -692,10 +697,10 @@ class DP:
             raise DecisionPivotError(f"{folder}: no answers folder for system {system!r}")
         paths = [p for p in sorted(folder.rglob("*.jsonl")) if not p.name.endswith(".raw.jsonl")]
         for path in paths:
-            folded, differing = fold_duplicates(path)
-            if folded:
+            folded, differing, backup = fold_duplicates(path)
+            if backup is not None:
                 note = f" ({differing} with differing answers: the first kept)" if differing else ""
-                print(f"{path}: folded {folded} duplicate id(s){note}; original kept as {path.name}.bak")
+                print(f"{path}: folded {folded} duplicate id(s){note}; original kept as {backup.name}")
         print(f"checked {len(paths)} answer file(s) of {system}")
 
     def merge(self, system: str, items: str | None = None, runs: str = "runs") -> None:
@@ -795,10 +800,31 @@ def main(argv: Sequence[str] | None = None) -> None:
     command = list(sys.argv[1:] if argv is None else argv)
     stderr = sys.stderr
     sys.stderr = RedactingStream(stderr)  # warnings, notes and errors of every verb reach the terminal redacted
+    previous = _on_sigterm()
     try:
         _run(command)
     finally:
         sys.stderr = stderr
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (what Slurm, Kubernetes and `kill` send) arrived: unwind like Ctrl-C, so every answer file's
+    meta is brought up to date and every lock released on the way out."""
+
+
+def _on_sigterm() -> Any:
+    """Turn SIGTERM into :class:`Terminated` in the main thread; returns the previous handler (None: not set)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def terminate(signum: int, frame: Any) -> None:
+        raise Terminated()
+
+    return signal.signal(signal.SIGTERM, terminate)
 
 
 def _run(command: list[str]) -> None:
@@ -827,6 +853,9 @@ def _run(command: list[str]) -> None:
     except UnicodeError as exc:
         _print_error(f"text that cannot be used here ({exc})")
         raise SystemExit(2) from None
+    except Terminated:
+        print("terminated (SIGTERM): answers so far are kept; the same command resumes", file=sys.stderr)
+        raise SystemExit(128 + signal.SIGTERM) from None
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise SystemExit(130) from None

@@ -212,7 +212,7 @@ def test_repair_folds_duplicate_ids(tmp_path: Path, items_dir: Path, capsys: pyt
         main(["score", "--runs", str(runs), "--items", str(items_dir), "--reference", "", "--nofigures",
               "--out", str(tmp_path / "r")])
     assert "duplicate id" in capsys.readouterr().err
-    assert fold_duplicates(run.path) == (1, 1)
+    assert fold_duplicates(run.path)[:2] == (1, 1)
     assert run.path.read_text() == original  # the first answer kept, the error dropped
     assert run.path.with_name(run.path.name + ".bak").exists()
 
@@ -330,3 +330,66 @@ def test_permuted_options_show_a_position_follower(tmp_path: Path, items_dir: Pa
     assert rows[("yes-sayer", FAMILY)]["changed_share"] == 0.0
     assert rows[("yes-sayer", "macro")]["item_accuracy_permuted"] == rows[("yes-sayer", "macro")]["item_accuracy"]
     assert "## Option-order robustness" in (out / "leaderboard.md").read_text()
+
+
+# issue 21.3: a backup of answers is never overwritten ---------------------------------------------
+
+def test_a_second_restart_keeps_the_first_backup(tmp_path: Path, items_dir: Path) -> None:
+    runs = tmp_path / "runs"
+    [complete] = evaluate_system(get_system("uniform"), items_dir, runs, limit=10, progress=False)
+    answers = complete.path.read_bytes()
+    meta = complete.path.with_name(f"{FAMILY}.meta.json").read_bytes()
+    # an interrupted --restart: the complete answers went to .bak, a partial file was begun ...
+    [partial] = evaluate_system(get_system("uniform"), items_dir, runs, limit=3, progress=False, restart=True)
+    # ... and the same command again (shell history, a scheduler's retry)
+    evaluate_system(get_system("uniform"), items_dir, runs, limit=10, progress=False, restart=True)
+    backup = complete.path.with_name(f"{FAMILY}.jsonl.bak")
+    assert backup.read_bytes() == answers, "the complete answers survive a second --restart"
+    assert complete.path.with_name(f"{FAMILY}.meta.json.bak").read_bytes() == meta
+    assert len(lines(complete.path.with_name(f"{FAMILY}.jsonl.bak.1"))) == 3
+    assert complete.path.with_name(f"{FAMILY}.meta.json.bak.1").exists()
+    # dp repair after that: its backup goes to the next free name too
+    first = lines(complete.path)[0]
+    with complete.path.open("a") as handle:
+        handle.write(json.dumps(first) + "\n")
+    folded, _, kept = fold_duplicates(complete.path)
+    assert folded == 1 and kept is not None and kept.name == f"{FAMILY}.jsonl.bak.2"
+    assert backup.read_bytes() == answers
+
+
+# SIGTERM (Slurm, Kubernetes) leaves the meta file up to date; a finished run leaves no lock file ---------
+
+def test_sigterm_brings_the_meta_file_up_to_date(tmp_path: Path, items_dir: Path) -> None:
+    import signal
+    import time
+
+    with FakeOpenAI(latency_s=0.02) as server:
+        config = chat(tmp_path, server.base_url, concurrency=1)
+        proc = subprocess.Popen([sys.executable, "-m", "decisionpivot.cli", "evaluate", "--system", "x", "--config",
+                                 str(config), "--items", str(items_dir), "--runs", str(tmp_path / "runs")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        answers = tmp_path / "runs" / "x" / f"{FAMILY}.jsonl"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not answers.exists() or answers.read_text().count("\n") < 5):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM and "terminated (SIGTERM)" in err and "Traceback" not in err
+    meta = json.loads(answers.with_name(f"{FAMILY}.meta.json").read_text())
+    assert meta["answers"] + meta["errors"] == len(lines(answers)) >= 5 and meta["finished"] is None
+    assert not answers.with_name(f"{FAMILY}.lock").exists()
+
+
+def test_a_finished_run_leaves_no_lock_file(tmp_path: Path, items_dir: Path) -> None:
+    [run] = evaluate_system(get_system("uniform"), items_dir, tmp_path / "runs", limit=3, progress=False)
+    assert sorted(p.name for p in run.path.parent.iterdir()) == [f"{FAMILY}.jsonl", f"{FAMILY}.meta.json"]
+
+
+def test_a_no_op_rerun_changes_no_byte(tmp_path: Path, items_dir: Path) -> None:
+    """`dvc status` stays clean after re-running a finished evaluation (issue 22)."""
+    runs = tmp_path / "runs"
+    [run] = evaluate_system(get_system("uniform"), items_dir, runs, progress=False)
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in run.path.parent.iterdir()}
+    [again] = evaluate_system(get_system("uniform"), items_dir, runs, progress=False)
+    assert again.already == again.items == 600
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in run.path.parent.iterdir()} == before

@@ -3,12 +3,14 @@
 Each record is one JSON line, written with a single ``write`` and flushed, so after ``kill -9`` the
 file holds complete lines and at most one torn last line. Opening the file again:
 
-* takes an exclusive lock (``<task>.lock``, an ``flock`` the kernel drops when the process dies), so
-  a second ``dp evaluate`` on the same answer file refuses at once, naming the holder;
+* takes an exclusive lock (``<task>.lock``, an ``flock`` the kernel drops when the process dies; the
+  file is removed when the run ends), so a second ``dp evaluate`` on the same answer file refuses at
+  once, naming the holder;
 * drops a torn last line;
 * refuses a file made for a different items file (both hashes shown) or under a different system
   config (the meta file's ``fingerprint`` of the settings that change answers; both shown) unless
-  ``restart``, which moves the old answers to ``<task>.jsonl.bak`` and starts afresh;
+  ``restart``, which moves the old answers to ``<task>.jsonl.bak`` (``.bak.1``, ``.bak.2``... when that
+  exists: a backup is never overwritten) and starts afresh;
 * forgets *transient* error records (the server was down, the retry budget ran out) and, with
   ``retry_errors``, every error record - rewriting the file atomically without them - so that they
   are asked again and each id still has exactly one record.
@@ -25,6 +27,7 @@ import datetime as dt
 import fcntl
 import json
 import os
+import shutil
 import socket
 import sys
 from dataclasses import dataclass
@@ -95,31 +98,79 @@ def lock_path(answers: Path) -> Path:
 
 
 class AnswerLock:
-    """An exclusive ``flock`` on ``<task>.lock``; released by :meth:`release` or by the process's death."""
+    """An exclusive ``flock`` on ``<task>.lock``; released by :meth:`release` or by the process's death.
+
+    :meth:`release` removes the lock file, so a finished run leaves nothing behind. That is safe because a
+    lock counts only while its file is still the one at the path: after taking the ``flock`` the holder
+    checks the path still names the file it locked, and starts again if a releasing holder removed it
+    in between (two processes could otherwise each hold a lock on a different file of the same name).
+    """
 
     def __init__(self, answers: Path) -> None:
         self.path = lock_path(answers)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(self._fd, 4096, 0).decode("utf-8", "replace").strip() or "another process"
-            os.close(self._fd)
-            raise AnswerFileError(
-                f"{answers}: being written by {holder}; wait for it to finish or stop it "
-                "(two runs appending to one answer file would duplicate ids)"
-            ) from None
+        while True:
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(self._fd, 4096, 0).decode("utf-8", "replace").strip() or "another process"
+                os.close(self._fd)
+                raise AnswerFileError(
+                    f"{answers}: being written by {holder}; wait for it to finish or stop it "
+                    "(two runs appending to one answer file would duplicate ids)"
+                ) from None
+            try:
+                current = os.stat(self.path).st_ino
+            except FileNotFoundError:
+                current = -1
+            if current == os.fstat(self._fd).st_ino:
+                break
+            os.close(self._fd)  # removed (and maybe re-created) by a holder releasing it: lock the file there now
         holder = f"pid {os.getpid()} on {socket.gethostname()} since {now()} ({' '.join(sys.argv)[:200]})"
         os.ftruncate(self._fd, 0)
         os.pwrite(self._fd, holder.encode("utf-8"), 0)
 
     def release(self) -> None:
         if self._fd >= 0:
-            os.ftruncate(self._fd, 0)
+            self.path.unlink(missing_ok=True)  # while still locked: a newcomer then locks a new file
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = -1
+
+
+def backup_paths(*paths: Path) -> list[Path]:
+    """Backup names for ``paths`` that hold nothing yet: ``<name>.bak``, else ``<name>.bak.1``, ``.bak.2``...
+
+    One number for all of them (an answer file and its meta file stay a pair), the first that is free
+    for every one: a backup is never overwritten, so a second ``--restart`` (a scheduler's retry, a
+    command from the shell history) cannot destroy the answers the first one kept.
+    """
+    number = 0
+    while True:
+        suffix = ".bak" if number == 0 else f".bak.{number}"
+        candidates = [p.with_name(p.name + suffix) for p in paths]
+        if not any(c.exists() or c.is_symlink() for c in candidates):
+            return candidates
+        number += 1
+
+
+def keep_as_backup(answers: Path, meta: Path) -> list[Path]:
+    """Move an answer file and its meta file aside under fresh backup names; returns the names used.
+
+    An empty answer file holds nothing to keep and is just removed (with its meta file).
+    """
+    present = [p for p in (answers, meta) if p.exists()]
+    if not present:
+        return []
+    if not answers.exists() or answers.stat().st_size == 0:
+        for p in present:
+            p.unlink()
+        return []
+    targets = dict(zip((answers, meta), backup_paths(answers, meta), strict=True))
+    for p in present:
+        os.replace(p, targets[p])
+    return [targets[p] for p in present]
 
 
 def read_answer_lines(path: Path, *, repair: bool, allow_duplicates: bool = False) -> list[dict[str, Any]]:
@@ -170,6 +221,22 @@ def _identity_difference(old: dict[str, Any], new: dict[str, Any]) -> str:
     return "; ".join(changed) or "(settings not recorded)"
 
 
+def _same_config(old_meta: dict[str, Any], system: Any) -> bool:
+    """Whether answers recorded under ``old_meta`` were made under ``system``'s answer-changing settings.
+
+    The fingerprints are equal; or the recorded ``identity`` holds keys that no longer change answers (an
+    earlier version counted ``base_url``) and equals the current identity without them.
+    """
+    if old_meta.get("fingerprint") == system.fingerprint():
+        return True
+    old = old_meta.get("identity")
+    if not isinstance(old, dict):
+        return False
+    current = system.identity()
+    transport = {key for key, setting in system.spec.settings.items() if not setting.identity}
+    return {k: v for k, v in old.items() if k not in transport} == current
+
+
 def _records_bytes(records: list[dict[str, Any]]) -> bytes:
     return "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in records).encode("utf-8")
 
@@ -189,6 +256,9 @@ class AnswerWriter:
         self.lock = lock
         self.transient = 0
         """Transient error records written by this writer (a resumed file starts without any)."""
+        self.unchanged_meta: dict[str, Any] | None = None
+        """The meta file of a finished task, kept unwritten until a record arrives (a no-op re-run changes
+        nothing, so ``dvc status`` stays clean)."""
         self._handle = path.open("ab")
 
     @classmethod
@@ -220,9 +290,7 @@ class AnswerWriter:
                      items_sha256: str, system: Any, shard: Shard | None, restart: bool, retry_errors: bool,
                      extra_meta: dict[str, Any]) -> tuple[AnswerWriter, set[str]]:
         if restart:
-            for old in (path, meta_path):
-                if old.exists():
-                    os.replace(old, old.with_name(old.name + ".bak"))
+            keep_as_backup(path, meta_path)
         old_meta: dict[str, Any] = {}
         if meta_path.exists():
             try:
@@ -245,7 +313,7 @@ class AnswerWriter:
                     "another system name to evaluate the changed items."
                 )
             recorded = old_meta.get("fingerprint")
-            if recorded is not None and recorded != system.fingerprint():
+            if recorded is not None and not _same_config(old_meta, system):
                 raise AnswerFileError(
                     f"{path}: answers were made by system {system.name!r} with another config "
                     f"(fingerprint {str(recorded)[:12]}, now {system.fingerprint()[:12]}: "
@@ -281,11 +349,16 @@ class AnswerWriter:
             "runs": int(old_meta.get("runs") or 0) + 1,
         }
         writer = cls(path, meta_path, meta, lock)
-        writer.save_meta()
+        writer.unchanged_meta = old_meta if old_meta.get("finished") and not forget else None
+        if writer.unchanged_meta is None:
+            writer.save_meta()
         return writer, done
 
     def write(self, record: dict[str, Any]) -> None:
         """Append one whole record line and flush it to the operating system."""
+        if self.unchanged_meta is not None:  # a finished task that gets a record after all: say so first
+            self.unchanged_meta = None
+            self.save_meta()
         line = json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
         self._handle.write(line.encode("utf-8"))
         self._handle.flush()
@@ -300,6 +373,8 @@ class AnswerWriter:
             self._handle.flush()
             os.fsync(self._handle.fileno())
             self._handle.close()
+            if self.unchanged_meta is not None and finished and self.unchanged_meta.get("items") == items:
+                return  # a re-run of a finished task that asked nothing: its meta file stays byte for byte
             self.meta["items"] = items
             self.meta["retries"] += retries
             if finished:
@@ -309,11 +384,13 @@ class AnswerWriter:
             self.lock.release()
 
 
-def fold_duplicates(path: Path) -> tuple[int, int]:
-    """Rewrite an answer file with one record per id (``dp repair``): (ids folded, ids whose answers differed).
+def fold_duplicates(path: Path) -> tuple[int, int, Path | None]:
+    """Rewrite an answer file with one record per id (``dp repair``): (ids folded, ids whose answers differed,
+    where the original was kept or None when nothing was folded).
 
     Per id the first answer with probabilities is kept (an answer beats an error; among errors, the
-    first); the original is kept as ``<task>.jsonl.bak``. The file's lock is held throughout.
+    first); the original is kept as ``<task>.jsonl.bak`` (or the next free ``.bak.N``). The file's lock is
+    held throughout.
     """
     lock = AnswerLock(path)
     try:
@@ -331,10 +408,12 @@ def fold_duplicates(path: Path) -> tuple[int, int]:
                 differing.add(record["id"])
             if "p" not in first and "p" in record:
                 kept[record["id"]] = record
+        backup = None
         if folded:
-            os.replace(path, path.with_name(path.name + ".bak"))
+            backup = backup_paths(path)[0]
+            shutil.copy2(path, backup)  # the original stays in place until its replacement is whole
             atomic_write_bytes(path, _records_bytes(list(kept.values())))
-        return len(folded), len(differing)
+        return len(folded), len(differing), backup
     finally:
         lock.release()
 
