@@ -388,7 +388,7 @@ class DP:
 
     def sample(self, task: str, systems: str | Sequence[str], source: str = "reference-sources",
                config: str | None = None, n: int = 5, temperature: float = 0.7, out: str | None = None,
-               runs: str = "runs", limit: int | None = None) -> None:
+               runs: str = "runs", limit: int | None = None, restart: bool = False) -> None:
         """Sample N answers per question from chat systems, for the capability-boundary tasks.
 
         Asks each question of the official file (GSM8K test.jsonl, NQ-open NQ-open.dev.jsonl) N times per
@@ -406,6 +406,8 @@ class DP:
           out: sampled-answers file to write (default sampled/<task>.answers.jsonl).
           runs: folder of the resumable per-system samples (runs/<system>/samples/).
           limit: sample only the first Q questions.
+          restart: start each system's samples afresh (old ones kept as .bak); needed after a change of a
+            system's config, which is otherwise refused.
         """
         from decisionpivot.evaluate.systems import get_system
         from decisionpivot.sample.run import sample_answers
@@ -413,7 +415,7 @@ class DP:
         chosen = [get_system(name, config) for name in _names(systems) or []]
         target = Path(out) if out else Path("sampled") / f"{task}.answers.jsonl"
         results = sample_answers(str(task), source, chosen, int(n), float(temperature), target, runs,
-                                 None if limit is None else int(limit))
+                                 None if limit is None else int(limit), restart=bool(restart))
         for r in results:
             print(f"{r.system:<28} model {r.model:<24} {r.samples:>7} samples {r.errors:>6} errors  {r.path}")
         print(f"wrote {target} and {target.name}.meta.json; next: dp reconstruct {task} --source {source} "

@@ -82,6 +82,22 @@ def test_shards_cover_every_item_once_and_merge(tmp_path: Path, items_dir: Path)
     assert meta["answers"] == 600 and len(meta["merged_from"]) == 3
 
 
+@pytest.mark.parametrize("broken", ["{not json", "[]", '{"task": "x"}'])
+def test_merge_with_a_broken_meta_file_is_one_error(tmp_path: Path, items_dir: Path, broken: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from decisionpivot.cli import main
+
+    runs = tmp_path / "runs"
+    for i in range(2):
+        evaluate_system(UNIFORM, items_dir, runs, shard=Shard(i, 2), limit=4, progress=False)
+    evaluate_system(UNIFORM, items_dir, runs, limit=2, progress=False)
+    (runs / "uniform" / f"{FAMILY}.meta.json").write_text(broken)
+    with pytest.raises(SystemExit) as stopped:
+        main(["merge", "--system", "uniform", "--items", str(items_dir), "--runs", str(runs)])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
 def test_shard_syntax_is_checked() -> None:
     assert Shard.parse("2/4") == Shard(2, 4)
     for bad in ("4/4", "a/b", "3", "-1/2"):

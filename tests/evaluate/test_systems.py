@@ -95,3 +95,24 @@ def test_the_commented_examples_of_default_systems_are_valid_declarations(tmp_pa
         path.write_text("\n".join(block) + "\n")
         declared |= {s.kind for s in load_systems(path).values() if s.source == str(path)}
     assert {"chat", "systemone", "openai_decisions", "sglang_decisions", "decision", "hf", "python"} <= declared
+
+
+@pytest.mark.parametrize("name", ["123", "1.5", "yes", "~"])
+def test_a_system_name_yaml_reads_as_no_string_is_one_error(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text(f"systems:\n  {name}:\n    kind: chat\n    base_url: http://x\n    model: m\n")
+    with pytest.raises(SystemConfigError, match=r"by YAML, not as a name; write it in quotes"):
+        load_systems(path)
+    if name != "~":  # quoted, it is a name (and "~" is no valid one)
+        path.write_text(f"systems:\n  '{name}':\n    kind: chat\n    base_url: http://x\n    model: m\n")
+        assert name in load_systems(path)
+
+
+def test_an_alias_bomb_is_refused_before_it_grows(tmp_path: Path) -> None:
+    levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    levels += [f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]" for i in range(8)]
+    path = tmp_path / "bomb.yaml"
+    path.write_text("\n".join(levels) + "\nsystems:\n  bomb: {kind: chat, base_url: 'http://x', model: m, "
+                    "extra_body: {x: *i}}\n")
+    with pytest.raises(SystemConfigError, match="alias bomb"):
+        load_systems(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from pathlib import Path
@@ -12,18 +13,20 @@ from decisionpivot.cli import main
 from decisionpivot.reconstruct.capability import gsm8k_gold
 from tests.evaluate.fake_openai_server import FakeOpenAI
 
-GSM8K = Path(__file__).resolve().parents[3] / "shared" / "reference-sources" / "capb_gsm8k"
-FIXTURE = Path(__file__).resolve().parents[1] / "reconstruct" / "fixtures" / "capb_gsm8k"
+OFFICIAL = Path(__file__).resolve().parent / "fixtures" / "capb_gsm8k"
+"""GSM8K's official test.jsonl (MIT, its LICENSE beside it), gzipped: the card checks the file's SHA-256, so
+the test needs the whole official file - and the licence lets the repository ship it."""
 QUESTIONS = 12
 N = 4
 
 
 def source_folder(tmp_path: Path) -> Path:
-    """The official GSM8K test file when ../shared is here, else the repository's fixture copy."""
+    """A source folder holding the official GSM8K test file, as `dp reconstruct --source` expects."""
     folder = tmp_path / "source" / "capb_gsm8k"
     folder.mkdir(parents=True)
-    origin = GSM8K if (GSM8K / "test.jsonl").exists() else FIXTURE
-    shutil.copy(origin / "test.jsonl", folder / "test.jsonl")
+    with gzip.open(OFFICIAL / "test.jsonl.gz", "rb") as packed, (folder / "test.jsonl").open("wb") as plain:
+        shutil.copyfileobj(packed, plain)
+    shutil.copy(OFFICIAL / "LICENSE", folder / "LICENSE")
     return tmp_path / "source"
 
 
@@ -79,3 +82,27 @@ def test_sample_refuses_a_system_that_cannot_generate(tmp_path: Path, capsys: py
         main(["sample", "capb_gsm8k", "--systems", "uniform", "--source", str(source), "--out",
               str(tmp_path / "o.jsonl")])
     assert exit_.value.code == 2 and "samples need a chat system" in capsys.readouterr().err
+
+
+def test_a_changed_config_is_refused_and_restart_starts_afresh(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The refusal names --restart, and dp sample has that flag (it once advised one it did not have)."""
+    source = source_folder(tmp_path)
+
+    def respond(payload: dict) -> dict:
+        return {"choices": [{"message": {"role": "assistant", "content": "so the answer is 3."},
+                             "finish_reason": "stop"}]}
+
+    with FakeOpenAI(respond=respond) as server:
+        config = tmp_path / "systems.yaml"
+        config.write_text(json.dumps({"systems": {"m": {"kind": "chat", "base_url": server.base_url, "model": "m"}}}))
+        args = ["sample", "capb_gsm8k", "--systems", "m", "--config", str(config), "--source", str(source),
+                "--n", "2", "--out", str(tmp_path / "s.jsonl"), "--runs", str(tmp_path / "runs"), "--limit", "2"]
+        main([*args, "--temperature", "0.9"])
+        with pytest.raises(SystemExit) as refused:
+            main([*args, "--temperature", "0.5"])
+        assert refused.value.code == 2 and "--restart" in capsys.readouterr().err
+        main([*args, "--temperature", "0.5", "--restart"])
+    meta = json.loads((tmp_path / "s.jsonl.meta.json").read_text())
+    assert meta["temperature"] == 0.5 and meta["samples"] == 4
+    assert (tmp_path / "runs" / "m" / "samples" / "capb_gsm8k.jsonl.bak").exists()

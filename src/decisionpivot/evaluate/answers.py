@@ -474,8 +474,12 @@ def _merge_task(task: str, paths: list[Path], metas: list[dict[str, Any]], hashe
     """Fold one task's shard files into its task file (the caller holds the task file's lock)."""
     merged: dict[str, dict[str, Any]] = {r["id"]: r for r in read_answer_lines(main_path, repair=False)}
     if main_path.exists() and meta_path.exists():
-        main_meta = json.loads(meta_path.read_text())
-        if main_meta["items_sha256"] not in hashes:
+        try:
+            main_meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            raise AnswerFileError(f"{meta_path}: not valid JSON; cannot tell which items {main_path.name} "
+                                  "answers (move both aside to merge the shards alone)") from None
+        if not isinstance(main_meta, dict) or main_meta.get("items_sha256") not in hashes:
             raise AnswerFileError(f"{main_path}: answers a different items file than its shards")
     for path in paths:
         for record in read_answer_lines(path, repair=False):
@@ -490,8 +494,8 @@ def _merge_task(task: str, paths: list[Path], metas: list[dict[str, Any]], hashe
     meta = {**metas[0], "shard": None, "merged_from": [p.name for p in paths], "shard_count": sorted(counts),
             "answers": sum(1 for r in ordered if "p" in r), "errors": sum(1 for r in ordered if "error" in r),
             "retries": sum(int(m.get("retries") or 0) for m in metas), "items": len(order),
-            "started": min(m["started"] for m in metas),
-            "finished": max((m["finished"] or "") for m in metas) or None}
+            "started": min((str(m.get("started") or "") for m in metas), default="") or None,
+            "finished": max((str(m.get("finished") or "") for m in metas), default="") or None}
     atomic_write_bytes(meta_path, (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode())
     missing = [i for i in order if i not in merged]
     return task, len(ordered), missing

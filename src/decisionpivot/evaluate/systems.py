@@ -87,7 +87,40 @@ def _read_file(text: str, source: str) -> dict[str, SystemConfig]:
         raise SystemConfigError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
     if not isinstance(data, dict) or not isinstance(data.get("systems", {}), dict):
         raise SystemConfigError(f"{source}: expected a top-level 'systems:' mapping")
-    return {name: _declare(str(name), raw, source) for name, raw in (data.get("systems") or {}).items()}
+    _check_expanded_size(data, source)
+    declared = data.get("systems") or {}
+    for name in declared:
+        if not isinstance(name, str):
+            raise SystemConfigError(
+                f"{source}: system name {name!r} is read as {type(name).__name__} by YAML, not as a name; "
+                f"write it in quotes (\"{name}\": ...)"
+            )
+    return {name: _declare(name, raw, source) for name, raw in declared.items()}
+
+
+MAX_VALUES = 100_000
+"""Most values a systems file may hold once YAML's aliases are expanded (an alias bomb grows without bound)."""
+
+
+def _check_expanded_size(data: Any, source: str) -> None:
+    """Refuse a file whose aliases expand to more than :data:`MAX_VALUES` values (a "billion laughs" file).
+
+    ``yaml.safe_load`` shares one object per anchor, so the file loads in little memory; it is writing
+    that object into every request (``extra_body``) that would expand it. Counting the values reached,
+    repeats included, stops that before any request is built.
+    """
+    seen = 0
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        seen += 1
+        if seen > MAX_VALUES:
+            raise SystemConfigError(f"{source}: more than {MAX_VALUES:,} values once its YAML aliases are expanded; "
+                                    "not a systems file (an alias bomb?)")
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
 
 
 def heuristic_systems() -> dict[str, SystemConfig]:

@@ -139,14 +139,15 @@ def _questions_as_items(task: str, questions: Sequence[str], n: int) -> list[Ite
 
 
 def _sample_system(system: SystemConfig, task: str, items: list[Item], question_file: Path, n: int,
-                   temperature: float, runs: Path, progress: bool | None) -> tuple[SampledSystem, list[str]]:
+                   temperature: float, runs: Path, progress: bool | None,
+                   restart: bool = False) -> tuple[SampledSystem, list[str]]:
     """One system's samples (resuming its samples file) and its lines of the sampled-answers file."""
     sampler = replace(system, settings={**system.settings, "temperature": float(temperature)})
     path, meta = answer_paths(runs, system.name, task)
     path, meta = path.parent / "samples" / path.name, meta.parent / "samples" / meta.name
     writer, done = AnswerWriter.open(path, meta, task=task, items_file=question_file,
                                      items_sha256=sha256_file(question_file), system=sampler, shard=None,
-                                     extra_meta={"samples_per_question": n})
+                                     restart=restart, extra_meta={"samples_per_question": n})
     todo = [item for item in items if item.id not in done]
     counters = RunCounters()
     finished = False
@@ -182,8 +183,12 @@ def _sample_system(system: SystemConfig, task: str, items: list[Item], question_
 
 def sample_answers(task: str, source: str | Path, systems: Sequence[SystemConfig], n: int, temperature: float,
                    out: str | Path, runs: str | Path = "runs", limit: int | None = None,
-                   progress: bool | None = None) -> list[SampledSystem]:
-    """Sample, resume, and write the sampled-answers file (see the module docstring)."""
+                   progress: bool | None = None, restart: bool = False) -> list[SampledSystem]:
+    """Sample, resume, and write the sampled-answers file (see the module docstring).
+
+    ``restart`` starts each system's samples afresh (the old ones kept as a backup), as ``dp evaluate
+    --restart`` does; needed when a system's config changed since its samples were made.
+    """
     if task not in TASKS:
         raise DecisionPivotError(f"dp sample makes samples for {sorted(TASKS)}, not {task!r}")
     if n < 1:
@@ -207,7 +212,8 @@ def sample_answers(task: str, source: str | Path, systems: Sequence[SystemConfig
     results = []
     lines: list[str] = []
     for system in systems:
-        result, answered = _sample_system(system, task, items, question_file, n, temperature, Path(runs), progress)
+        result, answered = _sample_system(system, task, items, question_file, n, temperature, Path(runs), progress,
+                                          restart)
         results.append(result)
         lines += answered
     out = Path(out)
