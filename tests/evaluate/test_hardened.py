@@ -340,7 +340,7 @@ def test_a_second_restart_keeps_the_first_backup(tmp_path: Path, items_dir: Path
     answers = complete.path.read_bytes()
     meta = complete.path.with_name(f"{FAMILY}.meta.json").read_bytes()
     # an interrupted --restart: the complete answers went to .bak, a partial file was begun ...
-    [partial] = evaluate_system(get_system("uniform"), items_dir, runs, limit=3, progress=False, restart=True)
+    evaluate_system(get_system("uniform"), items_dir, runs, limit=3, progress=False, restart=True)
     # ... and the same command again (shell history, a scheduler's retry)
     evaluate_system(get_system("uniform"), items_dir, runs, limit=10, progress=False, restart=True)
     backup = complete.path.with_name(f"{FAMILY}.jsonl.bak")
