@@ -393,3 +393,31 @@ def test_a_no_op_rerun_changes_no_byte(tmp_path: Path, items_dir: Path) -> None:
     [again] = evaluate_system(get_system("uniform"), items_dir, runs, progress=False)
     assert again.already == again.items == 600
     assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in run.path.parent.iterdir()} == before
+
+
+def test_yes_no_items_asked_as_noul_are_not_permuted(tmp_path: Path, items_dir: Path) -> None:
+    """Under noul a yes/no item has no option order: asking it again would only add "changed 0.0" (issue 21.14)."""
+    from tests.evaluate.fake_decision_server import FakeDecisions
+
+    runs = tmp_path / "runs"
+    with FakeDecisions("systemone") as server:
+        for name, yes_no in (("noul", "noul"), ("choice", "choice")):
+            config = tmp_path / f"{name}.yaml"
+            config.write_text(json.dumps({"systems": {name: {"kind": "systemone", "base_url": server.base_url,
+                                                             "model": "fake-decider", "yes_no": yes_no}}}))
+            results = evaluate_system(get_system(name, config), items_dir, runs, progress=False, permute_options=2)
+            expected = [FAMILY] if yes_no == "noul" else [FAMILY, f"{FAMILY}.perm-1", f"{FAMILY}.perm-2"]
+            assert [r.task for r in results] == expected
+    # runs made before evaluate knew (a permuted folder of a noul system) are left out by the scorer, and said so
+    (runs / "noul" / "permuted").mkdir()
+    for k in (1, 2):
+        for suffix in (".jsonl", ".meta.json"):
+            source = runs / "noul" / f"{FAMILY}{suffix}"
+            (runs / "noul" / "permuted" / f"{FAMILY}.perm-{k}{suffix}").write_bytes(source.read_bytes())
+    out = tmp_path / "reports"
+    main(["score", "--runs", str(runs), "--items", str(items_dir), "--reference", "", "--out", str(out),
+          "--nofigures", "--resamples", "20"])
+    robustness = json.loads((out / "scoring.json").read_text())["robustness"]
+    assert {r["system"] for r in robustness} == {"choice"}
+    assert f"noul: {FAMILY} left out - yes/no items asked as noul have no option order" in \
+        (out / "leaderboard.md").read_text()

@@ -10,7 +10,8 @@ not hold yet; afterwards each task reports whether its records reach the 99% the
 
 ``permute_options=K`` asks every item again under K seeded re-orderings of its options (written to
 ``runs/<system>/permuted/<task>.perm-<k>.jsonl``; the release order stays the official one), for the
-option-order robustness figures of ``dp score``.
+option-order robustness figures of ``dp score``. Yes/no families asked as ``noul`` have no option
+order (the request is the same whatever the order) and are not asked again.
 """
 
 from __future__ import annotations
@@ -78,6 +79,14 @@ def select(items: Sequence[Item], shard: Shard | None, limit: int | None) -> lis
         raise DecisionPivotError(f"--limit must be 0 or more, got {limit}")
     chosen = [item for i, item in enumerate(items) if shard is None or i % shard.count == shard.index]
     return chosen[:limit] if limit is not None else chosen
+
+
+def asked_without_order(system: SystemConfig, items: Sequence[Item]) -> bool:
+    """Whether the system gets these items with no option order at all: yes/no items asked as ``noul``
+    (one question, P(true)), so a permuted order would send the very same request again."""
+    from decisionpivot.evaluate.questions import is_yes_no
+
+    return system.settings.get("yes_no") == "noul" and bool(items) and all(is_yes_no(item) for item in items)
 
 
 def permuted(item: Item, k: int) -> Item:
@@ -182,7 +191,8 @@ def evaluate_system(
     for task in names:
         path, sha256, how = checked[task]
         chosen = select(read_items(path), shard, limit)
-        for k in range(permute_options + 1):
+        orders = 0 if asked_without_order(system, chosen) else permute_options
+        for k in range(orders + 1):
             items = chosen if k == 0 else [permuted(item, k) for item in chosen]
             extra = {"items_check": how, "allow_modified_items": allow_modified_items,
                      "permutation": None if k == 0 else {"k": k, "of": permute_options}}

@@ -171,7 +171,7 @@ def score_loaded(
     """Every estimate of both tracks for the loaded runs (with ``runs``: option-order robustness too)."""
     from decisionpivot.score.operations import system_operations
     from decisionpivot.score.partial import partial_score
-    from decisionpivot.score.robustness import order_robustness
+    from decisionpivot.score.robustness import order_free_families, order_robustness
 
     if resamples < 2:
         raise DecisionPivotError(f"resamples must be at least 2, got {resamples}")
@@ -205,6 +205,8 @@ def score_loaded(
             for system in loaded.systems
         ),
         robustness=tuple(order_robustness(runs, loaded.core, loaded.answers, loaded.systems)) if runs else (),
+        order_free=tuple((system, tuple(names)) for system, names in
+                         order_free_families(runs, loaded.core, loaded.answers, loaded.systems).items()) if runs else (),
         partial=tuple(
             partial_score(layouts[task], answers) for (_, task), answers in sorted(loaded.short.items())
             if task in layouts

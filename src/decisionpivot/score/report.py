@@ -179,9 +179,13 @@ def robustness_markdown(scoring: Scoring) -> str:
     rows = [[r.system, r.task, str(r.permutations), _number(r.item_accuracy), _number(r.item_accuracy_permuted),
              _number(r.pair_accuracy), _number(r.pair_accuracy_permuted), _number(r.changed_share)]
             for r in scoring.robustness]
-    return ("## Option-order robustness\n\nEach item asked again under K seeded orders of its options "
+    text = ("## Option-order robustness\n\nEach item asked again under K seeded orders of its options "
             "(`dp evaluate --permute-options K`); \"permuted\" is the mean over the K orders, \"Changed %\" "
             "the share of items whose predicted option changes.\n\n" + _markdown_table(header, rows))
+    for system, families in scoring.order_free:
+        text += (f"\n- {system}: {', '.join(families)} left out - yes/no items asked as noul have no option order "
+                 "(every order sends the same request), so they say nothing about order.\n")
+    return text
 
 
 def leaderboard_markdown(scoring: Scoring) -> str:

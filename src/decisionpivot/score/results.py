@@ -182,6 +182,8 @@ class Scoring:
     """Option-order robustness per system and family."""
     partial: tuple[PartialScore, ...] = ()
     """Partial scores of quick tries, not comparable; empty unless asked."""
+    order_free: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(system, families left out of the option-order figures: yes/no items asked as noul have no order)."""
     item_checks: tuple[tuple[str, str], ...] = ()
     """(task, how its items file was checked: ``manifest+release``, ``card``, ``unchecked (...)``...)."""
     _index: dict[tuple[str, str, str, int | None, str], Estimate] = field(

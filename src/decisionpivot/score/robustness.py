@@ -13,6 +13,11 @@ family, with K the number of complete permuted runs:
 A permuted run counts only when its records cover 99% of the items, like any task. ``macro`` rows
 average the families that have one. Ties between equal probabilities break by the official listed
 order in every run, so a tie never counts as a change.
+
+A yes/no family asked as ``noul`` (readout ``<api>/noul``: one question, P(true)) has no option order:
+every "permuted" request is the very request of the official order, and its "changed 0.0" would only
+dilute the macro. Such families are left out (``dp evaluate`` does not ask them; runs made before it
+knew are skipped here), and :func:`order_free_families` names them for the report's note.
 """
 
 from __future__ import annotations
@@ -80,6 +85,26 @@ def permuted_runs(runs: Path, system: str, task: str) -> list[Path]:
     return [path for _, path in sorted(found)]
 
 
+def asks_without_order(layout: TaskLayout, answers: TaskAnswers) -> bool:
+    """Whether this task's items reach the system with no option order at all: yes/no items read as noul."""
+    readout = str(answers.meta.get("readout") or "")
+    return readout.endswith("/noul") and all(sorted(keys) == ["no", "yes"] for keys in layout.option_keys)
+
+
+def order_free_families(runs: Path, layouts: Sequence[TaskLayout], answers: dict[tuple[str, str], TaskAnswers],
+                        systems: Sequence[str]) -> dict[str, list[str]]:
+    """System (with option-order runs) -> its families left out of the permutation figures: asked without order."""
+    found: dict[str, list[str]] = {}
+    for system in systems:
+        if not (runs / system / PERMUTED_FOLDER).is_dir():
+            continue
+        names = [layout.task for layout in layouts
+                 if (system, layout.task) in answers and asks_without_order(layout, answers[(system, layout.task)])]
+        if names:
+            found[system] = names
+    return found
+
+
 def order_robustness(runs: Path, layouts: Sequence[TaskLayout],
                      answers: dict[tuple[str, str], TaskAnswers], systems: Sequence[str]) -> list[OrderRobustness]:
     """Figures per system and family with complete permuted runs, plus a ``macro`` row per system."""
@@ -88,7 +113,7 @@ def order_robustness(runs: Path, layouts: Sequence[TaskLayout],
         per_family: list[OrderRobustness] = []
         for layout in layouts:
             official = answers.get((system, layout.task))
-            if official is None:
+            if official is None or asks_without_order(layout, official):
                 continue
             permuted = [read_task_answers(path, layout, system) for path in permuted_runs(runs, system, layout.task)]
             permuted = [p for p in permuted if coverage_shortfall(p) is None]
