@@ -368,7 +368,8 @@ class AnswerWriter:
     def save_meta(self) -> None:
         atomic_write_bytes(self.meta_path, (json.dumps(self.meta, indent=2, ensure_ascii=False) + "\n").encode())
 
-    def close(self, *, items: int, retries: int, finished: bool) -> None:
+    def close(self, *, items: int, retries: int, finished: bool, in_flight_limit: int | None = None) -> None:
+        """Flush, record the counts (and the adaptive in-flight limit an HTTP runner ended at), release the lock."""
         try:
             self._handle.flush()
             os.fsync(self._handle.fileno())
@@ -377,6 +378,8 @@ class AnswerWriter:
                 return  # a re-run of a finished task that asked nothing: its meta file stays byte for byte
             self.meta["items"] = items
             self.meta["retries"] += retries
+            if in_flight_limit is not None:
+                self.meta["in_flight_limit"] = in_flight_limit
             if finished:
                 self.meta["finished"] = now()
             self.save_meta()

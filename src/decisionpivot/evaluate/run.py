@@ -219,7 +219,8 @@ def _run_task(system: SystemConfig, runner: _LazyRunner, task: str, path: Path, 
             _answer(system, runner, todo, writer, raw_path, bar, counters)
         finished = True
     finally:
-        writer.close(items=len(chosen), retries=counters.retries, finished=finished)
+        writer.close(items=len(chosen), retries=counters.retries, finished=finished,
+                     in_flight_limit=counters.in_flight_limit)
     name = task if permutation is None else f"{task}.perm-{permutation}"
     return TaskRun(name, len(chosen), len(chosen) - len(todo), writer.meta["answers"], writer.meta["errors"],
                    writer.transient, counters.retries, answers_path)

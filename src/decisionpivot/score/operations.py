@@ -7,7 +7,12 @@ Per system, from its answer files and their meta files:
   different measurements, so the leaderboard says which;
 * **input restrictions** - items the system could not take as they stood (more options than it
   reads, a state beyond its context: the paper's Table B1), which score as failed predictions;
-* **latency** p50 / p95 over the records' ``latency_s`` (request time, not time queued for a slot);
+* **failed predictions** - items of the included tasks scored as failed: error records (transient ones
+  too: an item left unanswered), unusable probabilities and missing records;
+* **latency** p50 / p95 over the records' ``latency_s`` (request time, not time queued for a slot), and
+  the **concurrency** it was measured at (the client's in-flight limit): a server that queues requests
+  internally answers one client 10x slower at 16 in flight than at 1, so latencies taken at different
+  concurrency are not comparable and the leaderboard marks them;
 * **cost per 1,000 decisions** from the recorded ``input_tokens`` / ``tokens`` and the prices per
   million tokens in the system's config (``price_per_million_input_tokens`` / ``..._output_tokens``);
   absent when no price is configured or no usage was recorded;
@@ -64,6 +69,13 @@ class SystemOperations:
     """Median request latency in seconds (None when not recorded)."""
     latency_p95_s: float | None
     """95th percentile of the request latency in seconds."""
+    concurrency: str
+    """In-flight limit the latencies were measured at (``"1"``, ``"16"``; ``"4+16"`` when tasks differ; ``""`` when
+    no latency was recorded)."""
+    failed_predictions: int
+    """Items of the included tasks scored as failed (error records, unusable probabilities, missing records)."""
+    unanswered: int
+    """Of those, transient error records: items the system never answered (server down, retries spent)."""
     cost_per_1000: float | None
     """Cost of 1,000 decisions in the configured price's currency (None: no price or no usage)."""
     modified_items: bool
@@ -89,12 +101,18 @@ def system_operations(system: str, answers: Sequence[TaskAnswers],
     outputs = np.concatenate([a.tokens for a in answers]) if answers else empty
     cost = cost_per_thousand(inputs, outputs, _price(answers, "price_per_million_input_tokens"),
                              _price(answers, "price_per_million_output_tokens"))
+    timed = [a for a in answers if not np.isnan(a.latency_s).all()]
+    levels = sorted({str((a.meta.get("system") or {}).get("concurrency", "?")) for a in timed},
+                    key=lambda c: (not c.isdigit(), int(c) if c.isdigit() else 0, c))
     return SystemOperations(
         system=system,
         readout="+".join(readouts) or "-",
         input_restrictions=sum(s.restricted for s in summaries if s.system == system),
         latency_p50_s=p50,
         latency_p95_s=p95,
+        concurrency="+".join(levels),
+        failed_predictions=int(sum(int(a.failed.sum()) for a in answers)),
+        unanswered=int(sum(a.transient for a in answers)),
         cost_per_1000=cost,
         modified_items=any(bool(a.meta.get("allow_modified_items")) for a in answers),
     )

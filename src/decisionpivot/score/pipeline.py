@@ -205,8 +205,8 @@ def score_loaded(
             for system in loaded.systems
         ),
         robustness=tuple(order_robustness(runs, loaded.core, loaded.answers, loaded.systems)) if runs else (),
-        order_free=tuple((system, tuple(names)) for system, names in
-                         order_free_families(runs, loaded.core, loaded.answers, loaded.systems).items()) if runs else (),
+        order_free=tuple((system, tuple(names)) for system, names in order_free_families(
+            runs, loaded.core, loaded.answers, loaded.systems).items()) if runs else (),
         partial=tuple(
             partial_score(layouts[task], answers) for (_, task), answers in sorted(loaded.short.items())
             if task in layouts

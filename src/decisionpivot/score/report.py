@@ -89,27 +89,80 @@ def _write(path: Path, text: str | bytes) -> None:
     atomic_write_bytes(path, text.encode("utf-8") if isinstance(text, str) else text)
 
 
+def headline(scoring: Scoring) -> tuple[str, str]:
+    """(track, metric) systems are ranked by: core pair accuracy, or the reference score without core tasks."""
+    return (CORE, "pair_accuracy") if scoring.core_tasks else (REFERENCE, SCORE)
+
+
+def _headline(scoring: Scoring, system: str) -> Estimate | None:
+    track, metric = headline(scoring)
+    e = scoring.get(system, track, MACRO, metric)
+    return None if e is None or math.isnan(e.value) else e
+
+
+def comparability(scoring: Scoring, system: str) -> str:
+    """``ranked`` (scored on every core family: comparable with each other), ``partial`` (some families only,
+    e.g. a family heuristic: its "macro" is over fewer families) or ``unscored`` (no task included)."""
+    e = _headline(scoring, system)
+    if e is None:
+        return "unscored"
+    if scoring.core_tasks and e.n < len(scoring.core_tasks):
+        return "partial"
+    return "ranked"
+
+
+def _failed(scoring: Scoring, system: str) -> int:
+    ops = next((o for o in scoring.operations if o.system == system), None)
+    return ops.failed_predictions if ops is not None else 0
+
+
 def _ranked_systems(scoring: Scoring) -> list[str]:
-    def key(system: str) -> tuple[float, str]:
-        e = scoring.get(system, CORE, MACRO, "pair_accuracy")
-        return (-(e.value if e is not None and not math.isnan(e.value) else -math.inf), system)
+    """Every system in leaderboard order: ranked ones best first, then partial ones, then unscored ones.
+
+    Among equal headline values, fewer failed predictions first, then the name (the order shown; the rank
+    number is shared, see :func:`ranks`); partial systems are grouped by the families they cover.
+    """
+    def key(system: str) -> tuple[Any, ...]:
+        group = ("ranked", "partial", "unscored").index(comparability(scoring, system))
+        e = _headline(scoring, system)
+        families = ",".join(x.task for x in scoring.estimates if x.system == system and x.track == CORE
+                            and x.task != MACRO and x.metric == "pair_accuracy" and x.level is None)
+        return (group, families if group == 1 else "", -(e.value if e is not None else 0.0),
+                _failed(scoring, system), system)
 
     return sorted(scoring.systems, key=key)
+
+
+def ranks(scoring: Scoring) -> dict[str, str]:
+    """System -> rank among the ranked systems (competition ranking: equal values share a rank, shown ``2=``);
+    partial and unscored systems get no rank."""
+    ranked = [s for s in _ranked_systems(scoring) if comparability(scoring, s) == "ranked"]
+    values = [round(_headline(scoring, s).value, 6) for s in ranked]  # type: ignore[union-attr]
+    result: dict[str, str] = {}
+    for i, system in enumerate(ranked):
+        first = values.index(values[i])
+        tied = values.count(values[i]) > 1
+        result[system] = f"{first + 1}{'=' if tied else ''}"
+    return result
 
 
 def _coverage_notes(scoring: Scoring, system: str) -> list[str]:
     notes = []
     families = scoring.get(system, CORE, MACRO, "pair_accuracy")
     if scoring.core_tasks and families is not None and families.n < len(scoring.core_tasks):
-        notes.append(f"core over {families.n} of {len(scoring.core_tasks)} families")
+        covered = [x.task for x in scoring.estimates if x.system == system and x.track == CORE and x.task != MACRO
+                   and x.metric == "pair_accuracy" and x.level is None]
+        notes.append(f"core over {families.n} of {len(scoring.core_tasks)} families ({', '.join(covered)})")
     overall = scoring.get(system, REFERENCE, MACRO, SCORE)
     if overall is not None and overall.n < len(LAYERS):
         notes.append(f"reference over {overall.n} of {len(LAYERS)} layers")
+    if comparability(scoring, system) == "unscored":
+        notes.append("no task included (see the exclusions below)")
     return notes
 
 
 def leaderboard_rows(scoring: Scoring) -> list[tuple[str, list[Estimate | None], list[str]]]:
-    """(system, one estimate per :data:`LEADERBOARD` column, notes) per system, best pair accuracy first."""
+    """(system, one estimate per :data:`LEADERBOARD` column, notes) per system, in leaderboard order."""
     return [
         (
             system,
@@ -118,6 +171,14 @@ def leaderboard_rows(scoring: Scoring) -> list[tuple[str, list[Estimate | None],
         )
         for system in _ranked_systems(scoring)
     ]
+
+
+_MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\|*`[]<>#"})
+
+
+def markdown_text(text: str) -> str:
+    """``text`` for a Markdown table cell: characters that would end the cell or start markup escaped."""
+    return " ".join(text.split()).translate(_MARKDOWN_SPECIAL)
 
 
 def _footnotes(scoring: Scoring) -> list[str]:
@@ -129,41 +190,53 @@ def _footnotes(scoring: Scoring) -> list[str]:
         "Reference: per task 100(v-b)/(1-b), floored at 0, averaged within each layer; overall = mean of "
         "the layers with a scored task (a layer without one is left out and the row says so).",
         "Failed or missing predictions count as incorrect (uniform distribution for confidence metrics); "
-        "a task needs records for at least 99% of its items.",
+        "a task needs records for at least 99% of its items. Failed: items of the included tasks scored as "
+        "failed (error records, unusable probabilities, missing records; \"unanswered\" ones are transient "
+        "errors: the system was never heard, `dp evaluate` again asks them).",
     ]
+    if "uniform" in scoring.systems:
+        notes.append("The `uniform` baseline gives every option the same probability, so its predicted option is "
+                     "the first listed one (ties break in listed order): it answers a fixed position and solves no "
+                     "contrast group. \"uniform guessing\" is the expected pair accuracy of guessing at random.")
     notes.append("Readout: how answers were read (chat/verbalised: the reply's JSON object; <api>/noul: yes/no "
                  "items as P(true); <api>/choice: as a two-option choice). Input restr.: items the system could "
-                 "not take as they stood (counted as failed). p50/p95: request latency in seconds; $/1k: cost of "
-                 "1,000 decisions from the recorded usage and the configured prices.")
+                 "not take as they stood (counted as failed). p50/p95: request latency in seconds at the "
+                 "client concurrency in Conc. (a server that queues answers slower under more requests in "
+                 "flight); $/1k: cost of 1,000 decisions from the recorded usage and the configured prices.")
+    levels = sorted({o.concurrency for o in scoring.operations if o.concurrency})
+    if len(levels) > 1 or any("+" in level for level in levels):
+        notes.append(f"Latencies were measured at different concurrency ({', '.join(levels)}): compare p50/p95 "
+                     "only between rows with the same Conc.")
+    checks = dict(scoring.item_checks)
+    unchecked = sorted(task for task, how in checks.items() if how.startswith("unchecked"))
+    modified = sorted(task for task, how in checks.items() if how.startswith("modified"))
+    if modified:
+        notes.append(f"Items changed after they were made, scored with --allow-modified-items: {', '.join(modified)}.")
+    if unchecked:
+        notes.append(f"Items whose hash could not be checked (no manifest or an unverified task card): "
+                     f"{', '.join(unchecked)}.")
     if scoring.partial:
         notes.append(f"Partial scores of {len(scoring.partial)} excluded task(s) are in partial.md "
                      "(partial, not comparable).")
-    tasks = {CORE: len(scoring.core_tasks), REFERENCE: len(scoring.reference_tasks)}
-    absent: dict[tuple[str, str], int] = {}
     for x in scoring.exclusions:
-        if x.reason == "no answer file":
-            absent[(x.system, x.track)] = absent.get((x.system, x.track), 0) + 1
-    for x in scoring.exclusions:
-        if x.reason == "no answer file" and absent.get((x.system, x.track)) == tasks.get(x.track):
-            continue  # said once below: the system answers no task of this track (e.g. a family heuristic)
-        notes.append(f"Excluded: {x.system} / {x.track} / {x.task}: {x.reason}.")
-    silent = sorted(f"{system} ({track})" for (system, track), n in absent.items() if n == tasks.get(track))
-    if silent:
-        notes.append(f"No answer files for any task of the track: {', '.join(silent)}.")
+        if x.reason != "no answer file":  # a system answering only some tasks says so in its row instead
+            notes.append(f"Excluded: {markdown_text(x.system)} / {x.track} / {x.task}: {x.reason}.")
     return notes
 
 
-OPERATIONS = ("Readout", "Input restr.", "p50 s", "p95 s", "$/1k")
-"""Leaderboard columns after the metrics: how answers were read, items lost to input restrictions,
-request latency and cost per 1,000 decisions (see decisionpivot.score.operations)."""
+OPERATIONS = ("Failed", "Readout", "Input restr.", "p50 s", "p95 s", "Conc.", "$/1k")
+"""Leaderboard columns after the metrics: failed predictions, how answers were read, items lost to input
+restrictions, request latency at the concurrency it was measured at, and cost per 1,000 decisions (see
+decisionpivot.score.operations)."""
 
 
 def _operations_cells(scoring: Scoring, system: str) -> list[str]:
     ops = next((o for o in scoring.operations if o.system == system), None)
     if ops is None:
         return [DASH] * len(OPERATIONS)
-    return [ops.readout, str(ops.input_restrictions), _number(ops.latency_p50_s, 3), _number(ops.latency_p95_s, 3),
-            _number(ops.cost_per_1000, 4)]
+    failed = str(ops.failed_predictions) + (f" ({ops.unanswered} unanswered)" if ops.unanswered else "")
+    return [failed, ops.readout, str(ops.input_restrictions), _number(ops.latency_p50_s, 3),
+            _number(ops.latency_p95_s, 3), ops.concurrency or DASH, _number(ops.cost_per_1000, 4)]
 
 
 def _operations_notes(scoring: Scoring, system: str) -> list[str]:
@@ -188,20 +261,38 @@ def robustness_markdown(scoring: Scoring) -> str:
     return text
 
 
+def _board_row(scoring: Scoring, rank: str, system: str, cells: Sequence[Estimate | None],
+               notes: Sequence[str]) -> list[str]:
+    notes = [*notes, *_operations_notes(scoring, system)]
+    return [rank, markdown_text(system), *[_cell(c) for c in cells], *_operations_cells(scoring, system),
+            markdown_text("; ".join(notes))]
+
+
 def leaderboard_markdown(scoring: Scoring) -> str:
+    """The leaderboard: systems scored on every family ranked together; the others in a table of their own."""
     header = ["#", "System", *[heading for _, _, heading in LEADERBOARD], *OPERATIONS, "Notes"]
-    rows = []
-    for rank, (system, cells, notes) in enumerate(leaderboard_rows(scoring), start=1):
-        notes = notes + _operations_notes(scoring, system)
-        rows.append([str(rank), system, *[_cell(c) for c in cells], *_operations_cells(scoring, system),
-                     "; ".join(notes)])
+    numbers = ranks(scoring)
+    rows, partial = [], []
+    for system, cells, notes in leaderboard_rows(scoring):
+        if system in numbers:
+            rows.append(_board_row(scoring, numbers[system], system, cells, notes))
+        else:
+            partial.append(_board_row(scoring, "", system, cells, notes))
     chance = scoring.get(UNIFORM_GUESS, CORE, MACRO, CHANCE_METRIC)
     if chance is not None:
         rows.append(
             ["", "uniform guessing", _number(chance.value), *[DASH] * (len(LEADERBOARD) - 1 + len(OPERATIONS)),
-             "expected"]
+             "expected pair accuracy of random guessing, not a system"]
         )
-    text = "# DecisionPivot leaderboard\n\n" + _markdown_table(header, rows) + "\n"
+    text = "# DecisionPivot leaderboard\n\n"
+    if scoring.core_tasks:
+        text += (f"Ranked: systems scored on all {len(scoring.core_tasks)} core families, by macro pair accuracy "
+                 "(equal values share a rank, shown 2=).\n\n")
+    text += _markdown_table(header, rows) + "\n"
+    if partial:
+        text += ("## Not ranked: scored on some families only, or none\n\nFamily heuristics and systems "
+                 "without answers for every family. Their \"macro\" is over the families they answer (Notes), so "
+                 "it is not comparable with the ranked rows above.\n\n" + _markdown_table(header, partial) + "\n")
     text += "\n".join(f"- {note}" for note in _footnotes(scoring)) + "\n"
     robustness = robustness_markdown(scoring)
     if robustness:
@@ -210,18 +301,23 @@ def leaderboard_markdown(scoring: Scoring) -> str:
 
 
 def leaderboard_csv(scoring: Scoring) -> bytes:
-    header = ["rank", "system"]
+    header = ["rank", "system", "comparability"]
     for metric, _, _ in LEADERBOARD:
         name = "reference_score" if metric == SCORE else metric
         header += [name, f"{name}_ci_low", f"{name}_ci_high"]
-    header += ["readout", "input_restrictions", "latency_p50_s", "latency_p95_s", "cost_per_1000", "notes"]
+    header += ["failed_predictions", "readout", "input_restrictions", "latency_p50_s", "latency_p95_s",
+               "concurrency", "cost_per_1000", "notes"]
+    numbers = ranks(scoring)
     rows = []
-    for rank, (system, cells, notes) in enumerate(leaderboard_rows(scoring), start=1):
-        row: list[Any] = [rank, system]
+    for system, cells, notes in leaderboard_rows(scoring):
+        row: list[Any] = [numbers.get(system, ""), system, comparability(scoring, system)]
         for e in cells:
             low, high = e.interval() if e is not None else (math.nan, math.nan)
             row += [_number(e.value if e else None, 4), _number(low, 4), _number(high, 4)]
-        rows.append([*row, *_operations_cells(scoring, system), "; ".join(notes + _operations_notes(scoring, system))])
+        ops = next((o for o in scoring.operations if o.system == system), None)
+        operations = _operations_cells(scoring, system)
+        operations[0] = str(ops.failed_predictions) if ops is not None else DASH
+        rows.append([*row, *operations, "; ".join(notes + _operations_notes(scoring, system))])
     return _csv(header, [[("" if v == DASH else v) for v in r] for r in rows])
 
 
@@ -253,7 +349,8 @@ def leaderboard_latex(scoring: Scoring) -> str:
         head + " \\\\",
         "\\midrule",
     ]
-    for rank, (system, cells, _) in enumerate(leaderboard_rows(scoring), start=1):
+    numbers = ranks(scoring)
+    for system, cells, _ in leaderboard_rows(scoring):
         parts = []
         for e in cells:
             if e is None:
@@ -264,7 +361,7 @@ def leaderboard_latex(scoring: Scoring) -> str:
             parts.append(
                 value if math.isnan(low) else f"{value} {{\\scriptsize[{_number(low)}, {_number(high)}]}}"
             )
-        lines.append(" & ".join([str(rank), _latex_escape(system), *parts]) + " \\\\")
+        lines.append(" & ".join([_latex_escape(numbers.get(system, "")), _latex_escape(system), *parts]) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}", ""]
     return "\n".join(lines)
 
