@@ -76,12 +76,48 @@ def test_tampered_file_is_reported_without_traceback(tmp_path: Path) -> None:
     assert "does not match MANIFEST.json" in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("verb", ["", "generate", "verify", "show"])
-def test_help_explains_every_verb(verb: str) -> None:
-    result = dp(*([verb] if verb else []), "--help")
-    assert result.returncode == 0
-    text = result.stdout + result.stderr
-    assert ("generate" in text and "verify" in text) if not verb else ("Args" in text or "FLAGS" in text)
+def test_help_lists_every_verb_with_its_summary() -> None:
+    """`dp --help` once showed `SYNOPSIS dp -` and no verb at all."""
+    from decisionpivot.cli import DP
+    from decisionpivot.command_help import parse_docstring
+    from decisionpivot.command_line import verbs
+
+    result = dp("--help")
+    assert result.returncode == 0 and not result.stderr
+    assert "INFO: Showing help" not in result.stdout
+    for verb, method in verbs(DP).items():
+        line = next((line for line in result.stdout.splitlines() if line.startswith(f"  {verb} ")), None)
+        assert line is not None, verb
+        assert parse_docstring(method.__doc__).summary.split()[0] in line, verb
+    assert dp().stdout == result.stdout, "`dp` alone shows the same overview"
+
+
+@pytest.mark.parametrize("verb", sorted(__import__("decisionpivot.command_line", fromlist=["verbs"]).verbs(
+    __import__("decisionpivot.cli", fromlist=["DP"]).DP)))
+def test_help_explains_every_argument_as_it_is_typed(verb: str) -> None:
+    from decisionpivot.cli import CONSTRAINTS, DP
+    from decisionpivot.command_help import parse_docstring
+    from decisionpivot.command_line import verb_parameters, verbs
+
+    result = dp(verb, "--help")
+    assert result.returncode == 0 and not result.stderr and result.stdout.startswith(f"usage: dp {verb}")
+    method = verbs(DP)[verb]
+    documented = parse_docstring(method.__doc__).args
+    for parameter in verb_parameters(method, verb, CONSTRAINTS):
+        assert parameter.name in documented, f"dp {verb}: --{parameter.name} has no text in Args:"
+        if not parameter.varargs and not (parameter.required and parameter.positional):
+            assert parameter.flag in result.stdout, (verb, parameter.flag)
+        assert " ".join(documented[parameter.name].split()[-3:]) in " ".join(result.stdout.split()), \
+            (verb, parameter.name)  # the whole text, to its last words
+    assert "_" not in " ".join(w for w in result.stdout.split() if w.startswith("--")), "flags are typed with -"
+
+
+def test_score_help_keeps_the_whole_partial_text() -> None:
+    """fire cut --partial at the colon in '("partial, not comparable": for quick tries ...'."""
+    text = " ".join(dp("score", "--help").stdout.split())
+    assert '("partial, not comparable": for quick tries such as `dp evaluate --limit 20`)' in text
+    evaluate = dp("evaluate", "--help").stdout
+    assert "--retry_errors" not in evaluate and "--retry-errors" in evaluate
 
 
 def test_unknown_family_is_a_clear_error(tmp_path: Path) -> None:

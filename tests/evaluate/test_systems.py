@@ -62,9 +62,12 @@ def test_system_names_cannot_escape_the_runs_folder(name: str) -> None:
         validate_system_name(name)
 
 
-def test_unknown_system_lists_the_known_ones() -> None:
-    with pytest.raises(SystemConfigError, match=r"declared systems: .*uniform"):
+def test_an_unknown_system_suggests_the_nearest_name() -> None:
+    with pytest.raises(SystemConfigError, match=r"unknown system 'unifrom' \(did you mean uniform\?\).*dp systems"):
+        get_system("unifrom")
+    with pytest.raises(SystemConfigError, match=r"unknown system 'nope': not declared built in") as caught:
         get_system("nope")
+    assert "heuristic." not in str(caught.value), "no wall of 26 names on one line"
 
 
 def test_public_config_holds_the_variable_name_not_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -152,7 +152,11 @@ def get_system(name: str, config: str | Path | None = None) -> SystemConfig:
     validate_system_name(name)
     systems = load_systems(config)
     if name not in systems:
-        listed = ", ".join(sorted(systems))
-        raise SystemConfigError(f"unknown system {name!r}; declared systems: {listed}. "
-                                "Declare yours in a YAML file and pass it with --config.")
+        import difflib
+
+        close = difflib.get_close_matches(name, list(systems), n=3, cutoff=0.6)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        where = f" in {config} or built in" if config is not None else " built in"
+        raise SystemConfigError(f"unknown system {name!r}{hint}: not declared{where}; `dp systems` lists them all "
+                                "(--config FILE adds yours)")
     return systems[name]
