@@ -24,6 +24,9 @@ from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "requirements.lock"
+MAIN_LOCK = ROOT / "requirements-main.lock"
+"""The main job's lean environment: core + pipeline extra, at the full lock's versions."""
+HEAVY = ("torch", "transformers", "datasets", "pyarrow", "accelerate", "triton")
 sys.path.insert(0, str(ROOT / "docker"))
 import lock_subset  # noqa: E402
 
@@ -40,9 +43,9 @@ TARGETS = {
 CPU_TORCH = "2.13.0+cpu"
 
 
-def _pins(target: dict[str, str]) -> dict[str, lock_subset.Entry]:
+def _pins(target: dict[str, str], lock: Path = LOCK) -> dict[str, lock_subset.Entry]:
     pins: dict[str, lock_subset.Entry] = {}
-    for entry in lock_subset.read_lock(LOCK):
+    for entry in lock_subset.read_lock(lock):
         if not entry.marker or Marker(entry.marker).evaluate(target):
             assert entry.name not in pins, f"{entry.name} pinned twice for {target}"
             pins[entry.name] = entry
@@ -89,6 +92,27 @@ def test_lock_satisfies_pyproject_core_and_every_extra(target: str) -> None:
         assert name in pins, f"{target}: {name} missing from the lock"
 
 
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_main_lock_is_the_lean_subset_of_the_full_lock(target: str) -> None:
+    """README command 1 installs the core and the pipeline extra only: no torch, transformers, datasets, pyarrow
+    or nvidia-* (issue 22), each at the very version and hashes the full lock pins."""
+    env = TARGETS[target]
+    main, full = _pins(env, MAIN_LOCK), _pins(env)
+    heavy = [name for name in main if name in HEAVY or name.startswith("nvidia-")]
+    assert not heavy, f"{target}: {heavy} in the main job's lock"
+    for name, entry in main.items():
+        assert name in full and full[name].version == entry.version, (target, name)
+        assert set(re.findall(r"sha256:[0-9a-f]{64}", entry.block)) <= set(re.findall(r"sha256:[0-9a-f]{64}",
+                                                                                       full[name].block)), name
+    project = _project()
+    for text in [*project["dependencies"], *project["optional-dependencies"]["pipeline"]]:
+        requirement = Requirement(text)
+        if requirement.marker is None or requirement.marker.evaluate(env):
+            entry = main.get(canonicalize_name(requirement.name))
+            assert entry is not None and requirement.specifier.contains(entry.version, prereleases=True), text
+    assert "sparrow-decider" in main and "dvc" in main
+
+
 def test_test_extra_has_datasets_and_the_serving_transformers() -> None:
     test = [Requirement(d) for d in _project()["optional-dependencies"]["test"]]
     names = {canonicalize_name(r.name): r for r in test}
@@ -112,7 +136,9 @@ def test_torch_is_the_cpu_build_on_this_kind_of_machine_and_pypi_elsewhere() -> 
 
 def test_install_paths_take_the_lock() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "pip install --require-hashes -r requirements.lock && pip install --no-deps -e ." in readme
+    first, second = [line.strip() for line in readme.splitlines() if line.startswith("    pip install")][:2]
+    assert first.startswith("pip install --require-hashes -r requirements-main.lock && pip install --no-deps -e .")
+    assert second.startswith("pip install --require-hashes -r requirements.lock && pip install --no-deps -e .")
     assert ".ci/lock" in readme
     run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert 'pip install --require-hashes "${FIND_LINKS[@]}" -r requirements.lock' in run
@@ -160,7 +186,7 @@ def test_refresh_command_reproduces_the_committed_lock(tmp_path: Path) -> None:
         pytest.fail("the torch 2.13.0+cpu wheel is not on this machine (set DP_TORCH_WHEELS): .ci/lock needs it")
     copy = tmp_path / "repo"
     (copy / ".ci").mkdir(parents=True)
-    for rel in ("pyproject.toml", "requirements.lock", ".ci/lock", ".ci/lock-torch.txt"):
+    for rel in ("pyproject.toml", "requirements.lock", "requirements-main.lock", ".ci/lock", ".ci/lock-torch.txt"):
         shutil.copy2(ROOT / rel, copy / rel)
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     uv = shutil.which("uv", path=str(Path(sys.executable).parent))
@@ -170,6 +196,8 @@ def test_refresh_command_reproduces_the_committed_lock(tmp_path: Path) -> None:
                           timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (copy / "requirements.lock").read_bytes() == LOCK.read_bytes(), "requirements.lock is stale: run .ci/lock"
+    assert (copy / "requirements-main.lock").read_bytes() == MAIN_LOCK.read_bytes(), \
+        "requirements-main.lock is stale: run .ci/lock"
 
 
 def test_dp_version_prints_the_lock_digest() -> None:

@@ -83,6 +83,19 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
 
 
+TIMINGS = ("latency_s", "queued_s")
+"""Record fields that measure wall-clock time."""
+
+
+def reproducible() -> bool:
+    """Whether this run must give the same bytes every time: ``SOURCE_DATE_EPOCH`` is set (the DVC pipeline).
+
+    Then the meta files carry that time, records carry no wall-clock measurement (``latency_s``,
+    ``queued_s``) and the meta no adaptive in-flight limit: a reproducible output holds no time.
+    """
+    return bool(os.environ.get("SOURCE_DATE_EPOCH", "").strip())
+
+
 def answer_paths(runs: Path, system: str, task: str, shard: Shard | None = None,
                  permutation: int | None = None) -> tuple[Path, Path]:
     """(answers path, meta path) of one system's task, of one shard of it, or of one option order."""
@@ -256,6 +269,10 @@ class AnswerWriter:
         self.lock = lock
         self.transient = 0
         """Transient error records written by this writer (a resumed file starts without any)."""
+        self.timeless = reproducible()
+        """Records lose their wall-clock fields (see :func:`reproducible`)."""
+        self.written = 0
+        """Records written by this writer."""
         self.unchanged_meta: dict[str, Any] | None = None
         """The meta file of a finished task, kept unwritten until a record arrives (a no-op re-run changes
         nothing, so ``dvc status`` stays clean)."""
@@ -359,32 +376,54 @@ class AnswerWriter:
         if self.unchanged_meta is not None:  # a finished task that gets a record after all: say so first
             self.unchanged_meta = None
             self.save_meta()
+        if self.timeless:
+            record = {k: v for k, v in record.items() if k not in TIMINGS}
         line = json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
         self._handle.write(line.encode("utf-8"))
         self._handle.flush()
         self.meta["answers" if "p" in record or "text" in record else "errors"] += 1
         self.transient += is_transient(record)
+        self.written += 1
 
     def save_meta(self) -> None:
         atomic_write_bytes(self.meta_path, (json.dumps(self.meta, indent=2, ensure_ascii=False) + "\n").encode())
 
-    def close(self, *, items: int, retries: int, finished: bool, in_flight_limit: int | None = None) -> None:
-        """Flush, record the counts (and the adaptive in-flight limit an HTTP runner ended at), release the lock."""
+    def close(self, *, items: int, retries: int, finished: bool, in_flight_limit: int | None = None,
+              server: dict[str, Any] | None = None, order: list[str] | None = None) -> None:
+        """Flush, record the counts (and the adaptive in-flight limit an HTTP runner ended at, and what a server
+        dp started said about itself), release the lock.
+
+        A finished task's records are put in ``order`` (the items' order), whatever order concurrent requests
+        came back in, so the same answers are the same bytes; ids not in ``order`` keep their place after it.
+        """
         try:
             self._handle.flush()
             os.fsync(self._handle.fileno())
             self._handle.close()
+            if finished and order is not None and self.written:
+                _put_in_order(self.path, order)
             if self.unchanged_meta is not None and finished and self.unchanged_meta.get("items") == items:
                 return  # a re-run of a finished task that asked nothing: its meta file stays byte for byte
             self.meta["items"] = items
             self.meta["retries"] += retries
-            if in_flight_limit is not None:
+            if in_flight_limit is not None and not self.timeless:
                 self.meta["in_flight_limit"] = in_flight_limit
+            if server is not None:
+                self.meta["server"] = server
             if finished:
                 self.meta["finished"] = now()
             self.save_meta()
         finally:
             self.lock.release()
+
+
+def _put_in_order(path: Path, order: list[str]) -> None:
+    """Rewrite an answer file (atomically) with its records in ``order``, when they are not already."""
+    records = read_answer_lines(path, repair=False)
+    rank = {item_id: i for i, item_id in enumerate(order)}
+    ordered = sorted(records, key=lambda r: rank.get(r["id"], len(rank)))  # stable: unknown ids keep their place
+    if ordered != records:
+        atomic_write_bytes(path, _records_bytes(ordered))
 
 
 def fold_duplicates(path: Path) -> tuple[int, int, Path | None]:

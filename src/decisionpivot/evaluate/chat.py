@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from decisionpivot.evaluate.http import HTTP_SETTINGS, HttpRunner, usage_fields
+from decisionpivot.evaluate.http import HTTP_SETTINGS, SERVED_INSTEAD, HttpRunner, usage_fields
 from decisionpivot.evaluate.kinds import (
     INPUT_RESTRICTION,
     KindSpec,
@@ -116,6 +116,7 @@ register(KindSpec(
     doc="OpenAI-compatible chat completions; probabilities read from the reply's JSON object",
     settings=CHAT_SETTINGS,
     required=("base_url", "model"),
+    instead=SERVED_INSTEAD,
     make_runner=lambda system: HttpRunner(system, ChatWire(system)),
     readout=lambda settings: "chat/verbalised",
 ))

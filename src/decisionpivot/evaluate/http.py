@@ -65,6 +65,7 @@ from decisionpivot.evaluate.kinds import (
     integer,
     number,
     one_of,
+    optional_command,
     optional_integer,
     optional_number,
     optional_text,
@@ -72,6 +73,7 @@ from decisionpivot.evaluate.kinds import (
     text,
 )
 from decisionpivot.evaluate.kinds import mapping as mapping_check
+from decisionpivot.evaluate.served import LocalServer, start_server
 from decisionpivot.items import Item
 from decisionpivot.redact import redact, redact_url
 
@@ -154,11 +156,21 @@ HTTP_SETTINGS: dict[str, Setting] = {
     "stop_after_failures": Setting(8, integer(1), "stop the run when the first N requests all fail with the "
                                    "same 4xx (a configuration error, not the items), or N attempts in a row find "
                                    "no server", identity=False),
+    "serve": Setting(None, optional_command, "a command that starts the system's own server, run by dp for the "
+                     "evaluation ('{port}': a free loopback port, '{python}': this Python); base_url is then its URL"),
+    "serve_env": Setting({}, string_mapping, "environment variables for the served process (e.g. pinned BLAS "
+                         "threads and kernel, for the same answer bytes on every host)"),
+    "serve_ready_s": Setting(120.0, number(0, strict=True), "seconds the served process may take to answer",
+                             identity=False),
     "price_per_million_input_tokens": Setting(None, optional_number(0), "for the cost column of the leaderboard",
                                               identity=False),
     "price_per_million_output_tokens": Setting(None, optional_number(0), "for the cost column of the leaderboard",
                                                identity=False),
 }
+
+
+SERVED_INSTEAD = {"base_url": "serve"}
+"""A system whose server dp starts (``serve:``) needs no ``base_url``: the runner knows its URL."""
 
 
 class StopRun(DecisionPivotError):
@@ -423,9 +435,9 @@ class HttpRunner:
         self.system = system
         self.wire = wire
         s = system.settings
-        self.url = str(s["base_url"]).rstrip("/") + wire.path
-        self.shown_url = redact_url(self.url)
-        """The URL as messages show it (no password, no secret query values)."""
+        self.server: LocalServer | None = None
+        """The system's own server, when ``serve:`` declares one (started by the first :meth:`run`)."""
+        self._point_at(str(s.get("base_url") or "http://127.0.0.1"))
         self.origin_headers = dict(s.get("headers") or {})
         """Headers only the configured origin gets: ``headers:`` and the credential."""
         self.secrets: list[str] = [v for v in self.origin_headers.values() if len(v) >= 4]
@@ -452,8 +464,13 @@ class HttpRunner:
             self.origin_headers[str(s.get("auth_header") or "Authorization")] = value
             self.secrets.append(value)
         self.secrets.sort(key=len, reverse=True)
-        self.proxy = proxy_for(self.url)
         self.rng = random.Random(0)
+
+    def _point_at(self, base_url: str) -> None:
+        self.url = base_url.rstrip("/") + self.wire.path
+        self.shown_url = redact_url(self.url)
+        """The URL as messages show it (no password, no secret query values)."""
+        self.proxy = proxy_for(self.url)
 
     def hide(self, text: str) -> str:
         """``text`` without the key, the values of ``headers:`` and secrets of the URL (and any other token)."""
@@ -593,7 +610,20 @@ class HttpRunner:
         return {**record, **timing}
 
     def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
+        s = self.system.settings
+        if s.get("serve") and self.server is None:
+            self.server = start_server(self.system.name, s["serve"], s.get("serve_env") or {},
+                                       float(s.get("serve_ready_s") or 120))
+            self._point_at(self.server.base_url)
+        if self.server is not None:
+            counters.server = dict(self.server.info)
         asyncio.run(self._run(items, emit, counters, raw_log))
+
+    def close(self) -> None:
+        """Stop the system's own server, if dp started one."""
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
 
     async def _run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
         s = self.system.settings

@@ -52,10 +52,16 @@ class RunCounters:
     """Retries spent in this run."""
     in_flight_limit: int | None = None
     """The adaptive in-flight limit of an HTTP runner at the end of the run (None for local kinds)."""
+    server: dict[str, Any] | None = None
+    """What the system's own server (``serve:``) said about itself (model, version), when dp started one."""
 
 
 class Runner(Protocol):
-    """Answers items; ``emit`` receives each record (``{"id", "p"}`` or ``{"id", "error"}``) once."""
+    """Answers items; ``emit`` receives each record (``{"id", "p"}`` or ``{"id", "error"}``) once.
+
+    A runner may also have ``close()``: ``dp evaluate`` calls it once when the evaluation ends (a server
+    the runner started is stopped there).
+    """
 
     def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
         """Answer every item, emitting exactly one record per item (or raising to stop the run)."""
@@ -156,6 +162,16 @@ def mapping(value: Any) -> dict[str, Any]:
     return dict(value)
 
 
+def optional_command(value: Any) -> list[str] | None:
+    """A command as a list of its words (``[prog, arg, ...]``), or None."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or not all(isinstance(v, str | int) for v in value) \
+            or not str(value[0]).strip():
+        raise _message("a command as a list of words, e.g. [prog, --port, '{port}']", value)
+    return [str(v) for v in value]
+
+
 def string_mapping(value: Any) -> dict[str, str]:
     checked = mapping(value)
     if not all(isinstance(v, str) for v in checked.values()):
@@ -181,6 +197,9 @@ class KindSpec:
     """How the kind reads an answer, for the meta file and the leaderboard (e.g. ``systemone/noul``)."""
     validate: Callable[[Mapping[str, Any]], None] = field(default=lambda settings: None)
     """Checks across keys (raise SettingError); single keys are checked by their Setting."""
+    instead: Mapping[str, str] = field(default_factory=dict)
+    """Required key -> the key that may stand in for it (``base_url`` -> ``serve``: the runner starts the
+    server and knows its URL)."""
 
 
 _KINDS: dict[str, KindSpec] = {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from decisionpivot.evaluate.http import HTTP_SETTINGS, HttpRunner
+from decisionpivot.evaluate.http import HTTP_SETTINGS, SERVED_INSTEAD, HttpRunner
 from decisionpivot.evaluate.kinds import KindSpec, Setting, register, text, url_path
 from decisionpivot.evaluate.questions import (
     DECISION_SETTINGS,
@@ -97,6 +97,7 @@ register(KindSpec(
         "model": Setting(None, text, "model name, e.g. gpt-6-luna"),
     },
     required=("base_url", "model"),
+    instead=SERVED_INSTEAD,
     make_runner=lambda system: HttpRunner(system, OpenAIDecisionsWire(system.settings)),
     readout=decision_readout("openai_decisions"),
 ))

@@ -115,6 +115,12 @@ class _LazyRunner:
             self._runner = self.system.spec.make_runner(self.system)
         return self._runner
 
+    def close(self) -> None:
+        """End the runner (stop a server it started); nothing when none was built."""
+        close = getattr(self._runner, "close", None)
+        if close is not None:
+            close()
+
 
 def _answer(system: SystemConfig, runner: _LazyRunner, todo: list[Item], writer: AnswerWriter, raw_path: Path,
             bar: Any, counters: RunCounters) -> None:
@@ -188,16 +194,19 @@ def evaluate_system(
         checked[task] = (path, sha256, how)
     results = []
     runner = _LazyRunner(system)
-    for task in names:
-        path, sha256, how = checked[task]
-        chosen = select(read_items(path), shard, limit)
-        orders = 0 if asked_without_order(system, chosen) else permute_options
-        for k in range(orders + 1):
-            items = chosen if k == 0 else [permuted(item, k) for item in chosen]
-            extra = {"items_check": how, "allow_modified_items": allow_modified_items,
-                     "permutation": None if k == 0 else {"k": k, "of": permute_options}}
-            results.append(_run_task(system, runner, task, path, sha256, items, runs_dir, shard, progress, restart,
-                                     retry_errors, extra, None if k == 0 else k))
+    try:
+        for task in names:
+            path, sha256, how = checked[task]
+            chosen = select(read_items(path), shard, limit)
+            orders = 0 if asked_without_order(system, chosen) else permute_options
+            for k in range(orders + 1):
+                items = chosen if k == 0 else [permuted(item, k) for item in chosen]
+                extra = {"items_check": how, "allow_modified_items": allow_modified_items,
+                         "permutation": None if k == 0 else {"k": k, "of": permute_options}}
+                results.append(_run_task(system, runner, task, path, sha256, items, runs_dir, shard, progress,
+                                         restart, retry_errors, extra, None if k == 0 else k))
+    finally:
+        runner.close()
     return results
 
 
@@ -220,7 +229,8 @@ def _run_task(system: SystemConfig, runner: _LazyRunner, task: str, path: Path, 
         finished = True
     finally:
         writer.close(items=len(chosen), retries=counters.retries, finished=finished,
-                     in_flight_limit=counters.in_flight_limit)
+                     in_flight_limit=counters.in_flight_limit, server=counters.server,
+                     order=[item.id for item in chosen])
     name = task if permutation is None else f"{task}.perm-{permutation}"
     return TaskRun(name, len(chosen), len(chosen) - len(todo), writer.meta["answers"], writer.meta["errors"],
                    writer.transient, counters.retries, answers_path)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from decisionpivot.evaluate.http import HTTP_SETTINGS, HttpRunner, usage_fields
+from decisionpivot.evaluate.http import HTTP_SETTINGS, SERVED_INSTEAD, HttpRunner, usage_fields
 from decisionpivot.evaluate.kinds import KindSpec, Setting, optional_number, register, text, url_path
 from decisionpivot.evaluate.questions import (
     DECISION_SETTINGS,
@@ -80,6 +80,7 @@ register(KindSpec(
         "temperature": Setting(None, optional_number(0, strict=True), "divides the label logits (sent when set)"),
     },
     required=("base_url", "model"),
+    instead=SERVED_INSTEAD,
     make_runner=lambda system: HttpRunner(system, SGLangDecisionsWire(system.settings)),
     readout=decision_readout("sglang_decisions"),
 ))

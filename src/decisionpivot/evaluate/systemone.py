@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from decisionpivot.evaluate.http import HTTP_SETTINGS, HttpRunner, usage_fields
+from decisionpivot.evaluate.http import HTTP_SETTINGS, SERVED_INSTEAD, HttpRunner, usage_fields
 from decisionpivot.evaluate.kinds import KindSpec, Setting, register, text, url_path
 from decisionpivot.evaluate.questions import (
     DECISION_SETTINGS,
@@ -121,6 +121,7 @@ register(KindSpec(
     doc="the System One API (TypeSafe, vLLM, llama.cpp, Ollama, OpenRouter, transformers serve, ...)",
     settings=SYSTEMONE_SETTINGS,
     required=("base_url", "model"),
+    instead=SERVED_INSTEAD,
     make_runner=lambda system: HttpRunner(system, SystemOneWire(system.settings)),
     readout=decision_readout("systemone"),
 ))

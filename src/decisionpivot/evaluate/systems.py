@@ -66,7 +66,12 @@ def _declare(name: str, raw: Any, source: str) -> SystemConfig:
     for key, setting in spec.settings.items():
         value = raw.get(key, setting.default)
         if key in spec.required and value in (None, ""):
-            raise SystemConfigError(f"{source}: system {name!r} ({kind}) needs {key!r}")
+            stand_in = spec.instead.get(key)
+            if stand_in is None or raw.get(stand_in) in (None, "", []):
+                also = f" (or {stand_in!r})" if stand_in else ""
+                raise SystemConfigError(f"{source}: system {name!r} ({kind}) needs {key!r}{also}")
+            settings[key] = None
+            continue
         try:
             settings[key] = setting.check(value) if value is not None or key in spec.required else None
         except SettingError as exc:
