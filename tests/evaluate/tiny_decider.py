@@ -82,9 +82,9 @@ def tokenizer_for(markers: tuple[str, ...], template: str, bos: str, eos: str, p
     """A byte-level BPE tokenizer, as Llama 3, Qwen and GPT-2 have: every byte a token, so any text encodes and
     two different states never encode alike; merges make each word of :data:`WORDS` one token (the labels first,
     so ``Yes`` and ``No`` are single tokens whatever else merges), and ``markers`` are special tokens."""
-    merges = merges_of(LABELS + WORDS)
+    merges = merges_of(LABELS + WORDS)  # the alphabet is sorted: tokenizers hands it over in a random order
     vocab: dict[str, int] = {}
-    for token in [bos, eos, pad, *pre_tokenizers.ByteLevel.alphabet(), *("".join(pair) for pair in merges)]:
+    for token in [bos, eos, pad, *sorted(pre_tokenizers.ByteLevel.alphabet()), *("".join(pair) for pair in merges)]:
         vocab.setdefault(token, len(vocab))
     tokenizer = Tokenizer(models.BPE(vocab=vocab, merges=merges))
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)

@@ -14,11 +14,13 @@ weights); when that says the checkpoint is neither, ``AutoModelForMultimodalLM``
 the processor from ``AutoProcessor``, or the tokenizer when the checkpoint has no processor that loads here
 (a text-only export, or image/video processors needing torchvision: the items are text). Not through
 ``pipeline("decision", model=PATH)``: for the config types transformers 5.24 maps to ``JevForDecision``
-(``qwen2``, ``qwen3_5``, ``gemma4``) that call builds ``JevForDecision`` without the checkpoint's config -
-its auto loader drops it - so a plain Qwen2 checkpoint becomes a default-size JEV (a 9B ``qwen3_5_text``
-body: the process is killed for memory) and a Qwen3.5 or Gemma 4 one a JEV with a random head of the
-wrong width. Every loader gets ``trust_remote_code=False`` and a pickle is read as tensors only
-(:mod:`decisionpivot.evaluate.checkpoints`); a checkpoint that cannot load is one error line.
+(``qwen2``, ``qwen3_5``, ``gemma4``) that call tries ``JevForDecision.from_pretrained(PATH)`` without the
+checkpoint's config (``pipelines.base.load_model`` keeps it back), which reads ``config.json`` as a
+``JevConfig`` with its defaults: a plain Qwen2 checkpoint becomes a default-size JEV (a 4096-wide,
+32-layer ``qwen3_5_text`` body: the process is killed for memory), a Qwen3.5 or Gemma 4 one a JEV with a
+random 4096-wide head that fails on the first item. Every loader gets ``trust_remote_code=False`` and a
+pickle is read as tensors only (:mod:`decisionpivot.evaluate.checkpoints`); a checkpoint that cannot load
+is one error line.
 
 Items are asked exactly as the ``systemone`` kind asks them (same question mapping, same answer
 reading: :mod:`decisionpivot.evaluate.systemone`), so a checkpoint gives the same probabilities in
@@ -163,7 +165,8 @@ class DecisionPipelineRunner:
 
 register(KindSpec(
     name="decision",
-    doc="transformers' pipeline('decision') in process (decision heads, or any chat model by label logits)",
+    doc="transformers' DecisionPipeline in process, loaded as transformers serve loads it (decision heads, or any "
+        "chat model by label logits)",
     settings={
         **DECISION_SETTINGS,
         "model": Setting(None, text, "path (or hub id, if your environment may download) of the checkpoint"),

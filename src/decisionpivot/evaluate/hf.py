@@ -60,10 +60,10 @@ class HFRunner:
         dtype = torch_dtype(system.name, torch, str(s["dtype"]))
         path = str(s["model"])
         try:  # never the checkpoint's own code, never a pickle beyond tensors (decisionpivot.evaluate.checkpoints)
+            if model is None:  # first: its config says at once whether the checkpoint needs its own code
+                model = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=dtype, trust_remote_code=False)
             if tokenizer is None:
                 tokenizer = transformers.AutoTokenizer.from_pretrained(path, trust_remote_code=False)
-            if model is None:
-                model = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=dtype, trust_remote_code=False)
         except Exception as exc:  # the checkpoint's fault, whatever the loader raised: one line
             raise load_error(system.name, path, exc) from None
         self.tokenizer = tokenizer
