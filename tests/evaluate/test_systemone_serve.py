@@ -213,20 +213,27 @@ def assert_same_answers(runs: Path, served: str, local: str, tasks: list[str], c
             assert record["input_tokens"] == other["input_tokens"] > 0 and record["tokens"] == other["tokens"] == 0
 
 
+def evaluate_both(tmp_path: Path, url: str, served_model: Path, local_model: Path, items: Path,
+                  *options: str) -> Path:
+    """``dp evaluate`` of ``served`` (System One at ``url``) and ``local`` (in process); returns the runs folder."""
+    config = write_config(tmp_path / "systems.yaml", (
+        "systems:\n"
+        f"  served: {{kind: systemone, base_url: '{url}', model: '{served_model}', concurrency: 2, max_options: 26}}\n"
+        f"  local: {{kind: decision, model: '{local_model}', device: cpu}}\n"
+    ))
+    runs = tmp_path / "runs"
+    for system in ("served", "local"):
+        main(["evaluate", "--system", system, "--config", str(config), "--items", str(items), "--runs", str(runs),
+              *options])
+    return runs
+
+
 @pytest.mark.parametrize("architecture", list(ARCHITECTURES))
 def test_each_chat_architecture_in_process_matches_the_server(tmp_path: Path, serves_any: str, architecture: str,
                                                               checkpoints: dict[str, Path], two_families: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     model = checkpoints[architecture]
-    config = write_config(tmp_path / "systems.yaml", (
-        "systems:\n"
-        f"  served: {{kind: systemone, base_url: '{serves_any}', model: '{model}', concurrency: 2, max_options: 26}}\n"
-        f"  local: {{kind: decision, model: '{model}', device: cpu}}\n"
-    ))
-    runs = tmp_path / "runs"
-    for system in ("served", "local"):
-        main(["evaluate", "--system", system, "--config", str(config), "--items", str(two_families),
-              "--runs", str(runs), "--limit", "12"])
+    runs = evaluate_both(tmp_path, serves_any, model, model, two_families, "--limit", "12")
     assert_same_answers(runs, "served", "local", FAMILIES, 12)
     out = capsys.readouterr().out
     assert "served: 24 of 24 items answered, 0 errors" in out and "local: 24 of 24 items answered, 0 errors" in out
@@ -237,13 +244,6 @@ def test_a_checkpoint_without_a_processor_in_process_matches_the_served_one(
     """The kind falls back to the tokenizer where no processor loads; the same weights with the tokenizer named
     as the processor (what the server needs) answer alike."""
     text_only = build_tiny_decider(tmp_path / "gemma4-text-only", "gemma4", processor_class=False)
-    config = write_config(tmp_path / "systems.yaml", (
-        "systems:\n"
-        f"  served: {{kind: systemone, base_url: '{serves_any}', model: '{checkpoints['gemma4']}'}}\n"
-        f"  local: {{kind: decision, model: '{text_only}', device: cpu}}\n"
-    ))
-    runs = tmp_path / "runs"
-    for system in ("served", "local"):
-        main(["evaluate", "--system", system, "--config", str(config), "--items", str(two_families),
-              "--runs", str(runs), "--limit", "5", "--tasks", "policy_case"])
+    runs = evaluate_both(tmp_path, serves_any, checkpoints["gemma4"], text_only, two_families, "--limit", "5",
+                         "--tasks", "policy_case")
     assert_same_answers(runs, "served", "local", ["policy_case"], 5)
