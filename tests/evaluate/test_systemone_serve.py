@@ -1,17 +1,23 @@
-"""The real ``transformers serve`` /v1/systemone endpoint and ``pipeline("decision")`` in process.
+"""The real ``transformers serve`` /v1/systemone endpoint and the ``decision`` kind in process, on the same files.
 
 A tiny random Llama built in the test is served by transformers' own server (FastAPI + uvicorn, the
 serving extra from the lock) and evaluated through ``dp evaluate`` with a two-line System One config,
 then in process through ``kind: decision`` with a one-line config; both are scored by ``dp score``.
+Then one server that loads any model it is asked for answers tiny Llama, Qwen2, Qwen3, Qwen3.5, Gemma 3
+and Gemma 4 checkpoints (``tests/evaluate/tiny_decider.py``), each compared with the in-process kind:
+"any chat model by label logits", including the qwen2 / qwen3_5 / gemma4 configs that transformers'
+own ``pipeline("decision", model=PATH)`` cannot load.
 
 Tolerance between server and pipeline: 1e-6 absolute. Both run the same code (the server's handler
-calls ``DecisionPipeline.preprocess/forward/postprocess``) on the same float32 weights on the CPU, and
-JSON carries Python floats exactly (repr round-trips), so the values agree to the last bit here; the
-margin covers a different CPU or thread count choosing another reduction order in torch's kernels.
+calls ``DecisionPipeline.preprocess/forward/postprocess``, as the kind does) on the same float32 weights
+on the CPU, each with one torch thread, and JSON carries Python floats exactly (repr round-trips), so
+the values agree to the last bit here (checked: every probability is equal); the margin covers a
+different CPU or thread count choosing another reduction order in torch's kernels.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -30,7 +36,7 @@ from decisionpivot.evaluate.http import StopRun
 from decisionpivot.evaluate.run import evaluate_system
 from decisionpivot.evaluate.systems import get_system
 from decisionpivot.generate.run import write_family_files
-from tests.evaluate.tiny_decider import build_tiny_decider
+from tests.evaluate.tiny_decider import ARCHITECTURES, build_tiny_decider
 
 FAMILIES = ["fact_answerable", "policy_case"]
 TOLERANCE = 1e-6
@@ -54,15 +60,14 @@ def two_families(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def served(tiny_decider: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``transformers serve MODEL`` on a free loopback port; yields the base URL."""
+@contextlib.contextmanager
+def transformers_serve(log: Path, *model: str) -> Iterator[str]:
+    """``transformers serve [MODEL]`` on a free loopback port (pinned to MODEL when given); yields the base URL."""
     port = free_port()
-    log = tmp_path_factory.mktemp("serve-log") / "serve.log"
     cli = Path(sys.executable).with_name("transformers")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
     with log.open("w") as out:
-        process = subprocess.Popen([str(cli), "serve", str(tiny_decider), "--host", "127.0.0.1", "--port", str(port),
+        process = subprocess.Popen([str(cli), "serve", *model, "--host", "127.0.0.1", "--port", str(port),
                                     "--device", "cpu"], stdout=out, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -84,6 +89,26 @@ def served(tiny_decider: Path, tmp_path_factory: pytest.TempPathFactory) -> Iter
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture(scope="module")
+def served(tiny_decider: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The server pinned to the tiny Llama."""
+    with transformers_serve(tmp_path_factory.mktemp("serve-log") / "serve.log", str(tiny_decider)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def serves_any(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server that loads whichever model a request names (a local path here)."""
+    with transformers_serve(tmp_path_factory.mktemp("serve-any-log") / "serve.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("architectures")
+    return {name: build_tiny_decider(root / name, name) for name in ARCHITECTURES}
 
 
 def write_config(path: Path, text: str) -> Path:
@@ -173,3 +198,52 @@ def test_http_400_records_of_a_wrong_model_are_not_resumed_under_the_fixed_confi
     [again] = evaluate_system(fixed, two_families, runs, tasks=["policy_case"], limit=5, progress=False,
                               restart=True)
     assert again.answered == 5 and again.errors == 0
+
+
+def assert_same_answers(runs: Path, served: str, local: str, tasks: list[str], count: int) -> None:
+    """Both systems answered every item of ``tasks``, with probabilities within TOLERANCE and the same input."""
+    for task in tasks:
+        served_answers, local_answers = answers(runs, served, task), answers(runs, local, task)
+        assert len(served_answers) == len(local_answers) == count
+        for item_id, record in served_answers.items():
+            other = local_answers[item_id]
+            assert "p" in record and "p" in other, (record, other)
+            assert record["p"].keys() == other["p"].keys()
+            assert max(abs(record["p"][k] - other["p"][k]) for k in other["p"]) <= TOLERANCE, (record, other)
+            assert record["input_tokens"] == other["input_tokens"] > 0 and record["tokens"] == other["tokens"] == 0
+
+
+def evaluate_both(tmp_path: Path, url: str, served_model: Path, local_model: Path, items: Path,
+                  *options: str) -> Path:
+    """``dp evaluate`` of ``served`` (System One at ``url``) and ``local`` (in process); returns the runs folder."""
+    config = write_config(tmp_path / "systems.yaml", (
+        "systems:\n"
+        f"  served: {{kind: systemone, base_url: '{url}', model: '{served_model}', concurrency: 2, max_options: 26}}\n"
+        f"  local: {{kind: decision, model: '{local_model}', device: cpu}}\n"
+    ))
+    runs = tmp_path / "runs"
+    for system in ("served", "local"):
+        main(["evaluate", "--system", system, "--config", str(config), "--items", str(items), "--runs", str(runs),
+              *options])
+    return runs
+
+
+@pytest.mark.parametrize("architecture", list(ARCHITECTURES))
+def test_each_chat_architecture_in_process_matches_the_server(tmp_path: Path, serves_any: str, architecture: str,
+                                                              checkpoints: dict[str, Path], two_families: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    model = checkpoints[architecture]
+    runs = evaluate_both(tmp_path, serves_any, model, model, two_families, "--limit", "12")
+    assert_same_answers(runs, "served", "local", FAMILIES, 12)
+    out = capsys.readouterr().out
+    assert "served: 24 of 24 items answered, 0 errors" in out and "local: 24 of 24 items answered, 0 errors" in out
+
+
+def test_a_checkpoint_without_a_processor_in_process_matches_the_served_one(
+        tmp_path: Path, serves_any: str, checkpoints: dict[str, Path], two_families: Path) -> None:
+    """The kind falls back to the tokenizer where no processor loads; the same weights with the tokenizer named
+    as the processor (what the server needs) answer alike."""
+    text_only = build_tiny_decider(tmp_path / "gemma4-text-only", "gemma4", processor_class=False)
+    runs = evaluate_both(tmp_path, serves_any, checkpoints["gemma4"], text_only, two_families, "--limit", "5",
+                         "--tasks", "policy_case")
+    assert_same_answers(runs, "served", "local", ["policy_case"], 5)

@@ -7,7 +7,10 @@ gives the distribution. Scoring whole keys handles keys that share a first token
 and ``yes_only_B``). Sequences are left-padded and batched, and only the logits of the last
 positions are kept, so memory does not grow with vocabulary x prompt length.
 
-torch and transformers are imported only when an ``hf`` system runs (extra ``decisionpivot[hf]``).
+Loading passes ``trust_remote_code=False`` to every loader (transformers never asks on stdin, a checkpoint's own
+code never runs) and reads pickle weights as tensors only; a checkpoint that cannot load is one error line
+(:mod:`decisionpivot.evaluate.checkpoints`). torch and transformers are imported only when an ``hf`` system
+runs (extra ``decisionpivot[hf]``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.evaluate.checkpoints import load_error, torch_dtype
 from decisionpivot.evaluate.kinds import (
     INPUT_RESTRICTION,
     Emit,
@@ -53,16 +57,15 @@ class HFRunner:
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device = torch.device(device)
-        if tokenizer is None:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(s["model"])
-        if model is None:
-            dtype = getattr(torch, str(s["dtype"]), None)
-            if dtype is None:
-                raise DecisionPivotError(f"system {system.name!r}: unknown dtype {s['dtype']!r}")
-            try:
-                model = transformers.AutoModelForCausalLM.from_pretrained(s["model"], dtype=dtype)
-            except OSError as exc:
-                raise DecisionPivotError(f"system {system.name!r}: cannot load model {s['model']!r}: {exc}") from None
+        dtype = torch_dtype(system.name, torch, str(s["dtype"]))
+        path = str(s["model"])
+        try:  # never the checkpoint's own code, never a pickle beyond tensors (decisionpivot.evaluate.checkpoints)
+            if model is None:  # first: its config says at once whether the checkpoint needs its own code
+                model = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=dtype, trust_remote_code=False)
+            if tokenizer is None:
+                tokenizer = transformers.AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+        except Exception as exc:  # the checkpoint's fault, whatever the loader raised: one line
+            raise load_error(system.name, path, exc) from None
         self.tokenizer = tokenizer
         self.model = model.to(self.device).eval()
         limit = s.get("context_tokens") or getattr(model.config, "max_position_embeddings", None) \
@@ -159,7 +162,7 @@ register(KindSpec(
         "model": Setting(None, text, "path or hub id of a causal LM (loading never downloads unless allowed)"),
         "device": Setting("auto", text, "cpu, cuda or auto"),
         "batch_size": Setting(8, integer(1), "sequences per forward pass", identity=False),
-        "dtype": Setting("float32", text, "float32, bfloat16, ..."),
+        "dtype": Setting("float32", text, "float32, bfloat16, ... or auto (from the weights)"),
         "context_tokens": Setting(None, optional_integer(1), "longer inputs are recorded as errors"),
     },
     required=("model",),
