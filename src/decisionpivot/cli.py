@@ -655,6 +655,44 @@ class DP:
                   file=sys.stderr)
             raise SystemExit(1)
 
+    def gate(self, runs: str = "runs", items: str | None = None, calibration_runs: str = "runs-calibration",
+             calibration_items: str = "datasets/fresh", seeds: str | Sequence[str] | None = None,
+             target_risk: float = 0.05, delta: float = 0.10, systems: str | Sequence[str] | None = None,
+             out: str = "reports", resamples: int = 1000) -> None:
+        """Certify a confidence threshold per system and family on fresh draws; check it on the release.
+
+        With probability >= 1 - delta over the calibration draws, the error rate among the items a system
+        decides alone (confidence >= threshold) is at most target_risk (Learn then Test, Angelopoulos et
+        al. 2021; binomial tail p-values, fallback procedure over a fixed grid, one member per contrast
+        group). "do not automate" when no threshold is certified; "refused" when a draw's answers cover
+        less than 99% of its items. Writes <out>/gate.md, <out>/gate.json and <out>/gate/<system>.json.
+        Calibration answers: dp generate --seed N; dp evaluate --system S --items datasets/fresh/seed-N
+        --runs runs-calibration/seed-N.
+
+        Args:
+          runs: release answer folders, one per system (every system there is gated).
+          items: release core items folder (default datasets/core/<version>); only checked on, never calibrated on.
+          calibration_runs: folder of seed-N/<system>/ answer folders on the calibration draws.
+          calibration_items: folder of the calibration draws' seed-N/ items folders.
+          seeds: comma-separated calibration seeds (default: every seed-N folder under calibration_runs).
+          target_risk: largest error rate allowed among automated items (a fraction, 0.05 = 5%).
+          delta: allowed probability that the guarantee fails (a fraction).
+          systems: comma-separated systems (default: every folder under runs).
+          out: output folder.
+          resamples: bootstrap resamples of the release intervals (seed 20261007, as dp score).
+        """
+        from decisionpivot.gate.calibration import parse_seeds
+        from decisionpivot.gate.report import gate_markdown, write_gate
+        from decisionpivot.gate.run import GateSettings, gate_runs
+
+        chosen = parse_seeds(_names(seeds), Path(calibration_runs))
+        gating = gate_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, Path(calibration_runs),
+                           Path(calibration_items), chosen, GateSettings(float(target_risk), float(delta),
+                                                                         int(resamples)), _names(systems))
+        print(gate_markdown(gating))
+        for path in write_gate(gating, Path(out)):
+            print(f"wrote {path}")
+
     def repair(self, system: str, runs: str = "runs") -> None:
         """Fold duplicate ids in a system's answer files into one record per id (the original kept as .bak).
 
@@ -732,6 +770,7 @@ CONSTRAINTS: Constraints = {
         "config": file_or_default, "sampled_answers": file_or_default,
         "repo_id": _repo_id, "shard": _shard,
         "permute_options": at_least(0),  # evaluate --permute-options K: 0 = the official order only
+        "calibration_runs": folder, "calibration_items": folder, "gate": file,
     },
     "generate": {"out": folder_or_default},  # --out= : the default folder for the seed
     "licenses": {"out": file_or_default},  # --out= : print only

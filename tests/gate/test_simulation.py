@@ -100,8 +100,8 @@ def _certified_risks(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for r in range(REPETITIONS):
         confidence, correct, _ = draw(world, calibration, rng, SEEDS, skill)
         keys = [f"rep {r} group {g}" for g in range(SEEDS * SLOTS)]
-        tested = sampled_members(group_index, keys, 2)
-        result = certify(confidence[tested], correct[tested], TARGET, DELTA)
+        sampled, pilot = sampled_members(group_index, keys, 2)
+        result = certify(confidence[sampled], correct[sampled], pilot, TARGET, DELTA)
         if result.threshold is not None:
             j = THRESHOLD_GRID.index(result.threshold)
             certified[r] = risk[j]
@@ -153,11 +153,11 @@ def test_useless_systems_are_never_certified() -> None:
     group_index = np.repeat(np.arange(SEEDS * SLOTS), 2)
     for r in range(100):
         keys = [f"useless {r} group {g}" for g in range(SEEDS * SLOTS)]
-        tested = sampled_members(group_index, keys, 2)
-        uniform = certify(np.full(group_index.size, 0.5), rng.random(group_index.size) < 0.5, TARGET, DELTA)
+        sampled, pilot = sampled_members(group_index, keys, 2)
+        uniform = certify(np.full(sampled.size, 0.5), rng.random(sampled.size) < 0.5, pilot, TARGET, DELTA)
         assert uniform.threshold is None and uniform.certified == ()
         confidence, correct, _ = draw(world, lambda c: c, rng, SEEDS, 2.5, informative=False)
-        blind = certify(confidence[tested], correct[tested], TARGET, DELTA)
+        blind = certify(confidence[sampled], correct[sampled], pilot, TARGET, DELTA)
         assert blind.threshold is None and blind.certified == (), blind
 
 

@@ -6,8 +6,8 @@ those labels. Fresh draws (``dp generate --seed N``) come from the same generato
 release, so they are a calibration set that never touches the released items:
 
 * :mod:`~decisionpivot.gate.method` - the test: Learn then Test (Angelopoulos, Bates, Candes, Jordan,
-  Lei 2021) with binomial tail p-values over a fixed grid of thresholds, the fallback procedure, one
-  member per contrast group;
+  Lei 2021) with binomial tail p-values, fixed-sequence testing down a fixed grid of thresholds from a
+  start a pilot split chooses, one member per contrast group;
 * :mod:`~decisionpivot.gate.calibration` - reading the calibration draws and answers;
 * :mod:`~decisionpivot.gate.check` - realised risk and coverage on the release;
 * :mod:`~decisionpivot.gate.report` - ``gate.json``, ``gate.md`` and one JSON per system;

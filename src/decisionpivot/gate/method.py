@@ -17,31 +17,24 @@ coverage. It holds for each entry (a family, or all families pooled) on its own;
 at once, use delta / 13.
 
 **The test** is Learn then Test (Angelopoulos, Bates, Candes, Jordan and Lei 2021, "Learn then Test:
-Calibrating predictive algorithms to achieve risk control", arXiv:2110.01052), in the form its
-selective-classification example uses: for each threshold of a fixed grid, the null hypothesis
+Calibrating predictive algorithms to achieve risk control", arXiv:2110.01052), in the form of its
+selective-classification example: for each threshold of a fixed grid, the null hypothesis
 ``R(lambda) > alpha`` is tested with the binomial tail p-value
 
     p(lambda) = P( Binomial(n(lambda), alpha) <= e(lambda) ),
 
-``n`` the calibration items automated at ``lambda`` and ``e`` the wrong ones among them (exact for
-independent, identically distributed items: given ``n``, ``e`` is Binomial(n, R(lambda)); p = 1 when
-``n = 0``). The grid is scanned from the highest threshold down with the **fallback procedure**
-(Wiens 2003, "A fixed sequence Bonferroni procedure for testing multiple endpoints", Pharmaceutical
-Statistics 2:211-215), a fixed-sequence test that gives each threshold its share ``delta / G`` of the
-error budget and passes the level of every rejected threshold on to the next one. It controls the
-family-wise error rate at ``delta`` for any dependence between the p-values. Plain fixed-sequence
-testing (all of ``delta`` on the first threshold) stops at the first threshold it cannot certify, and
-at the highest thresholds too few items are automated for any certificate (``0.95^n > 0.10`` for
-``n < 45``): a model whose confidences rarely reach 1.0 would never get past the first step.
-
-**Contrast groups are dependent** (members share their case), so the test sees one member per group:
-each group is kept with probability ``size / largest group size`` of the entry and then one member is
-chosen uniformly, both by a SHA-256 hash of the seed and group (never by an answer), so every item is
-equally likely to be tested and the tested items are independent. Groups of one draw come from their
-own seeded random streams but differ in distribution by plan slot (level, variation): a stratified
-sample, which only narrows the binomial tail (a sum over strata varies less than an i.i.d. sum with the
-same mean); ``tests/gate/test_simulation.py`` checks the bound by simulation with such strata, within-
-group dependence and over-, under- and perfectly calibrated systems.
+``n`` the test items automated at ``lambda`` and ``e`` the wrong ones among them (exact for independent,
+identically distributed items: given ``n``, ``e`` is Binomial(n, R(lambda)); p = 1 when ``n = 0``). The
+hypotheses are tested by **fixed-sequence testing**, each at level ``delta``, from a start threshold
+down the grid while they are rejected; every rejected threshold is certified, and fixed-sequence
+testing keeps the family-wise error rate at ``delta`` (the first true null must be rejected before any
+other can be). The order is fixed before the test data are seen, as LTT requires, and chosen as LTT
+suggests with a separate split: a **pilot** of one contrast group in five (by hash) is used only to
+pick the start - the grid threshold at which the pilot, scaled to the test's size, shows the smallest
+p-value - and never in the test. Starting at the top of the grid instead stops at once whenever
+confidences rarely reach 1.0, since too few items are automated there for any certificate
+(``0.95^n > 0.10`` for ``n < 45``); spreading delta over the grid (the fallback procedure) leaves so
+little level per threshold that a system with 3% errors at 90% coverage is not certified on two draws.
 """
 
 from __future__ import annotations
@@ -55,15 +48,17 @@ from scipy import stats
 
 METHOD = (
     "Learn then Test: binomial tail p-values P(Bin(n, alpha) <= e) per threshold of a fixed grid, "
-    "fallback procedure from the highest threshold down, one member per contrast group"
+    "fixed-sequence testing down the grid from the start a pilot split chooses (1 group in 5, not tested), "
+    "one member per contrast group"
 )
 """The method, as gate.json and the reports name it."""
 REFERENCE = (
     "Angelopoulos, Bates, Candes, Jordan, Lei (2021). Learn then Test: Calibrating predictive algorithms "
-    "to achieve risk control. arXiv:2110.01052; fallback procedure: Wiens (2003), Pharmaceutical "
-    "Statistics 2:211-215"
+    "to achieve risk control. arXiv:2110.01052"
 )
 """Where the method comes from."""
+PILOT_SHARE = 5
+"""One contrast group in this many goes to the pilot (chooses the start, is never tested)."""
 THRESHOLD_GRID: tuple[float, ...] = (
     1.0, 0.9999, 0.999, 0.998, 0.995, 0.99, 0.985, 0.98, 0.97, 0.96, 0.95, 0.94, 0.93, 0.92, 0.91,
     0.9, 0.875, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.55, 0.5, 0.0,
@@ -81,31 +76,36 @@ def guarantee_text(target_risk: float, delta: float) -> str:
     )
 
 
-def _hash_integers(key: str) -> tuple[int, int]:
+def _hash_integers(key: str) -> tuple[int, int, int]:
     digest = hashlib.sha256(key.encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big"), int.from_bytes(digest[8:16], "big")
+    return tuple(int.from_bytes(digest[k : k + 8], "big") for k in (0, 8, 16))  # type: ignore[return-value]
 
 
-def sampled_members(group_index: np.ndarray, group_keys: Sequence[str], largest: int) -> np.ndarray:
-    """Positions of the items the test sees: at most one member per contrast group.
+def sampled_members(group_index: np.ndarray, group_keys: Sequence[str], largest: int) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of the items the test sees (at most one member per contrast group), and which of them
+    are in the pilot.
 
     Group ``g`` (``group_keys[g]`` names it, e.g. ``"seed 101 access_request:g0007"``) with ``m_g``
-    members is kept when ``h1 mod largest < m_g`` (probability ``m_g / largest``), and then its member
-    ``h2 mod m_g`` in file order is tested, ``h1, h2`` from SHA-256 of the key: every item has the same
-    chance ``1 / largest`` and the choice never depends on an answer. ``largest`` is the largest group
-    size of the entry (all families' for the pooled one).
+    members is kept when ``h1 mod largest < m_g`` (probability ``m_g / largest``); its member
+    ``h2 mod m_g`` in file order is the one seen, in the pilot when ``h3 mod 5 == 0``; ``h1, h2, h3``
+    come from SHA-256 of the key, so every item has the same chance ``1 / largest`` and no choice
+    depends on an answer. ``largest`` is the largest group size of the entry (of all families for the
+    pooled one).
     """
     group_index = np.asarray(group_index)
     order = np.argsort(group_index, kind="stable")
     sorted_groups = group_index[order]
     starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
     sizes = np.diff(np.r_[starts, group_index.size])
-    chosen = []
+    chosen, pilot = [], []
     for start, size, group in zip(starts.tolist(), sizes.tolist(), sorted_groups[starts].tolist(), strict=True):
-        keep, member = _hash_integers(group_keys[group])
+        keep, member, split = _hash_integers(group_keys[group])
         if keep % largest < size:
             chosen.append(int(order[start + member % size]))
-    return np.sort(np.array(chosen, dtype=np.int64))
+            pilot.append(split % PILOT_SHARE == 0)
+    positions = np.array(chosen, dtype=np.int64)
+    by_position = np.argsort(positions, kind="stable")
+    return positions[by_position], np.array(pilot, dtype=bool)[by_position]
 
 
 def binomial_p_values(accepted: np.ndarray, errors: np.ndarray, risk: float) -> np.ndarray:
@@ -113,23 +113,6 @@ def binomial_p_values(accepted: np.ndarray, errors: np.ndarray, risk: float) -> 
     accepted = np.asarray(accepted)
     p = stats.binom.cdf(np.asarray(errors), np.maximum(accepted, 1), risk)
     return np.where(accepted > 0, p, 1.0)
-
-
-def fallback_levels(p_values: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray]:
-    """The fallback procedure (Wiens 2003) with equal weights: (rejected, level tested at) per hypothesis.
-
-    Hypothesis ``j`` (in the given order) is tested at ``delta / G`` plus the level of hypothesis
-    ``j - 1`` when that one was rejected; it is rejected when its p-value is at most its level.
-    """
-    share = delta / len(p_values)
-    rejected = np.zeros(len(p_values), dtype=bool)
-    levels = np.zeros(len(p_values))
-    carried = 0.0
-    for j, p in enumerate(p_values):
-        levels[j] = share + carried
-        rejected[j] = p <= levels[j]
-        carried = levels[j] if rejected[j] else 0.0
-    return rejected, levels
 
 
 def clopper_pearson_upper(errors: int, n: int, level: float) -> float:
@@ -148,39 +131,75 @@ class Certificate:
     threshold: float | None
     """The certified threshold with the largest coverage; None when none is certified."""
     risk_bound: float | None
-    """Clopper-Pearson upper bound on R at the threshold, at the level it was tested at (<= target)."""
+    """Clopper-Pearson upper bound on R at the threshold at confidence 1 - delta (<= target)."""
     p_value: float | None
     """Binomial p-value of the threshold."""
-    level: float | None
-    """Level the threshold was tested at by the fallback procedure."""
     tested_items: int
-    """Items the test saw (one member per kept group)."""
+    """Items in the test part (one member per kept group, pilot excluded)."""
+    pilot_items: int
+    """Items in the pilot (chose the start only)."""
     accepted: int
-    """Tested items automated at the threshold (0 without one)."""
+    """Test items automated at the threshold (0 without one)."""
     errors: int
     """Wrong ones among them."""
+    start: float
+    """The threshold the scan started at (chosen on the pilot)."""
     certified: tuple[float, ...]
-    """Every certified threshold of the grid, highest first."""
+    """Every certified threshold, highest first."""
+    grid: tuple[float, ...]
+    """The thresholds of the grid, highest first."""
+    p_values: tuple[float, ...]
+    """Per grid threshold: the binomial p-value on the test part."""
+    grid_accepted: tuple[int, ...]
+    """Per grid threshold: test items automated."""
+    grid_errors: tuple[int, ...]
+    """Per grid threshold: wrong ones among them."""
+
+    def miss(self) -> str:
+        """Why nothing is certified: the start threshold's test, for a "do not automate"."""
+        j = self.grid.index(self.start)
+        return (f"the scan starts at threshold {self.start:g} (chosen on the pilot): {self.grid_errors[j]} of "
+                f"{self.grid_accepted[j]} test items wrong there, p-value {self.p_values[j]:.3g}")
+
+
+def _counts(confidence: np.ndarray, wrong: np.ndarray, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    automated = confidence[None, :] >= thresholds[:, None]
+    return automated.sum(axis=1), (automated & wrong[None, :]).sum(axis=1)
+
+
+def start_index(pilot_accepted: np.ndarray, pilot_errors: np.ndarray, scale: float, risk: float) -> int:
+    """The grid position where the pilot, scaled by ``scale`` (test size / pilot size), shows the smallest
+    binomial p-value; the highest such threshold on ties; the top of the grid without a pilot."""
+    if not np.any(pilot_accepted):
+        return 0
+    scaled_n = np.round(pilot_accepted * scale).astype(np.int64)
+    scaled_e = np.floor(pilot_errors * scale).astype(np.int64)
+    return int(np.argmin(binomial_p_values(scaled_n, scaled_e, risk)))
 
 
 def certify(
-    confidence: np.ndarray, correct: np.ndarray, risk: float, delta: float,
+    confidence: np.ndarray, correct: np.ndarray, pilot: np.ndarray, risk: float, delta: float,
     grid: Sequence[float] = THRESHOLD_GRID,
 ) -> Certificate:
-    """Test every grid threshold on the tested items (confidence, correct) and pick the certified one
-    with the largest coverage (the lowest threshold); see the module docstring."""
+    """Test the grid thresholds on the sampled items (confidence, correct; ``pilot`` marks the pilot)
+    and return the certified one with the largest coverage (see the module docstring)."""
     confidence = np.asarray(confidence, dtype=np.float64)
     wrong = ~np.asarray(correct, dtype=bool)
+    pilot = np.asarray(pilot, dtype=bool)
     thresholds = np.asarray(grid, dtype=np.float64)
-    automated = confidence[None, :] >= thresholds[:, None]
-    accepted = automated.sum(axis=1)
-    errors = (automated & wrong[None, :]).sum(axis=1)
+    accepted, errors = _counts(confidence[~pilot], wrong[~pilot], thresholds)
+    pilot_accepted, pilot_errors = _counts(confidence[pilot], wrong[pilot], thresholds)
+    tested, piloted = int((~pilot).sum()), int(pilot.sum())
+    start = start_index(pilot_accepted, pilot_errors, tested / piloted if piloted else 0.0, risk)
     p_values = binomial_p_values(accepted, errors, risk)
-    rejected, levels = fallback_levels(p_values, delta)
-    certified = tuple(float(t) for t in thresholds[rejected])
-    if not rejected.any():
-        return Certificate(None, None, None, None, int(confidence.size), 0, 0, ())
-    j = int(np.flatnonzero(rejected)[-1])
-    bound = clopper_pearson_upper(int(errors[j]), int(accepted[j]), float(levels[j]))
-    return Certificate(float(thresholds[j]), bound, float(p_values[j]), float(levels[j]), int(confidence.size),
-                       int(accepted[j]), int(errors[j]), certified)
+    last = start - 1
+    while last + 1 < len(thresholds) and p_values[last + 1] <= delta:
+        last += 1
+    certified = tuple(float(t) for t in thresholds[start : last + 1])
+    detail = (tuple(float(t) for t in thresholds), tuple(float(p) for p in p_values),
+              tuple(int(n) for n in accepted), tuple(int(e) for e in errors))
+    if last < start:
+        return Certificate(None, None, None, tested, piloted, 0, 0, float(thresholds[start]), (), *detail)
+    bound = clopper_pearson_upper(int(errors[last]), int(accepted[last]), delta)
+    return Certificate(float(thresholds[last]), bound, float(p_values[last]), tested, piloted, int(accepted[last]),
+                       int(errors[last]), float(thresholds[start]), certified, *detail)

@@ -182,6 +182,10 @@ class Scoring:
     """Option-order robustness per system and family."""
     partial: tuple[PartialScore, ...] = ()
     """Partial scores of quick tries, not comparable; empty unless asked."""
+    certified: dict[str, float | None] | None = None
+    """System -> certified coverage (fraction) from `dp gate`'s gate.json; None: no "Cert. cov." column."""
+    certified_note: str = ""
+    """Leaderboard footnote of the "Cert. cov." column."""
     _index: dict[tuple[str, str, str, int | None, str], Estimate] = field(
         default_factory=dict, compare=False, repr=False
     )
