@@ -202,7 +202,7 @@ class DP:
 
     def score(self, runs: str = "runs", items: str | None = None, reference: str | None = "datasets/reference",
               out: str = "reports", systems: str | Sequence[str] | None = None, resamples: int = 1000,
-              figures: bool = True, partial: bool = False) -> None:
+              figures: bool = True, partial: bool = False, gate: str | None = None) -> None:
         """Score runs/<system>/<task>.jsonl: metrics with 95% bootstrap intervals, tables and figures.
 
         Writes <out>/scores.json, scoring.json, leaderboard.md/.csv/.tex, per-family, per-level and
@@ -221,6 +221,8 @@ class DP:
           figures: also draw the figures.
           partial: also score tasks below 99% coverage on their answered items only, in
             <out>/partial.md ("partial, not comparable": for quick tries such as `dp evaluate --limit 20`).
+          gate: gate.json of `dp gate` (e.g. reports/gate.json): adds the leaderboard column "Cert. cov.",
+            coverage at thresholds certified on fresh draws, beside the retrospective C(0.05). Default: none.
         """
         from decisionpivot.reconstruct.scoring import register_card_tasks
         from decisionpivot.score.pipeline import score_runs
@@ -238,7 +240,7 @@ class DP:
         folder = Path(items) if items else DEFAULT_CORE_DIR
         chosen = _names(systems)
         scoring = score_runs(runs, folder, reference_dir, out, chosen, int(resamples), tasks=tasks,
-                             figures=bool(figures), partial=bool(partial))
+                             figures=bool(figures), partial=bool(partial), gate=gate)
         print(leaderboard_markdown(scoring))
         if scoring.partial:
             from decisionpivot.score.partial import partial_markdown
@@ -657,8 +659,9 @@ class DP:
 
     def gate(self, runs: str = "runs", items: str | None = None, calibration_runs: str = "runs-calibration",
              calibration_items: str = "datasets/fresh", seeds: str | Sequence[str] | None = None,
-             target_risk: float = 0.05, delta: float = 0.10, systems: str | Sequence[str] | None = None,
-             out: str = "reports", resamples: int = 1000) -> None:
+             target_risk: float | None = None, delta: float | None = None,
+             systems: str | Sequence[str] | None = None, out: str = "reports", resamples: int | None = None,
+             params: str | None = None) -> None:
         """Certify a confidence threshold per system and family on fresh draws; check it on the release.
 
         With probability >= 1 - delta over the calibration draws, the error rate among the items a system
@@ -674,22 +677,24 @@ class DP:
           items: release core items folder (default datasets/core/<version>); only checked on, never calibrated on.
           calibration_runs: folder of seed-N/<system>/ answer folders on the calibration draws.
           calibration_items: folder of the calibration draws' seed-N/ items folders.
-          seeds: comma-separated calibration seeds (default: every seed-N folder under calibration_runs).
-          target_risk: largest error rate allowed among automated items (a fraction, 0.05 = 5%).
-          delta: allowed probability that the guarantee fails (a fraction).
+          seeds: comma-separated calibration seeds (default: the params file's gate.seeds, else every
+            seed-N folder under calibration_runs).
+          target_risk: largest error rate allowed among automated items (a fraction; default 0.05).
+          delta: allowed probability that the guarantee fails (a fraction; default 0.10).
           systems: comma-separated systems (default: every folder under runs).
           out: output folder.
-          resamples: bootstrap resamples of the release intervals (seed 20261007, as dp score).
+          resamples: bootstrap resamples of the release intervals (seed 20261007, as dp score; default 1000).
+          params: YAML file whose `gate:` section gives seeds, target_risk, delta and resamples (the DVC
+            stage passes params.yaml); flags given on the command line win.
         """
-        from decisionpivot.gate.calibration import parse_seeds
-        from decisionpivot.gate.report import gate_markdown, write_gate
-        from decisionpivot.gate.run import GateSettings, gate_runs
+        from decisionpivot.gate.report import gate_summary, write_gate
+        from decisionpivot.gate.run import gate_runs, resolve_settings
 
-        chosen = parse_seeds(_names(seeds), Path(calibration_runs))
+        chosen, settings = resolve_settings(Path(params) if params else None, _names(seeds), target_risk, delta,
+                                            resamples, Path(calibration_runs))
         gating = gate_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, Path(calibration_runs),
-                           Path(calibration_items), chosen, GateSettings(float(target_risk), float(delta),
-                                                                         int(resamples)), _names(systems))
-        print(gate_markdown(gating))
+                           Path(calibration_items), chosen, settings, _names(systems))
+        print(gate_summary(gating))
         for path in write_gate(gating, Path(out)):
             print(f"wrote {path}")
 

@@ -182,6 +182,27 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]) + "\n"
 
 
+def _summary_table(gating: Gating) -> str:
+    target = gating.settings.target_risk
+    rows = []
+    for g in gating.systems:
+        automated = [e for e in g.families.values() if e.decision == AUTOMATE]
+        held = [e for e in automated if e.release is not None and e.release.bound_held is not None]
+        rows.append([g.system, f"{len(automated)} of {len(g.families)}", _pct(g.certified_coverage_macro),
+                     _pct(g.retrospective_coverage_macro), _pct(_gap(g)),
+                     g.pooled.decision if g.pooled.threshold is None else f"{g.pooled.threshold:g}",
+                     f"{sum(bool(e.release and e.release.bound_held) for e in held)} of {len(held)}"])
+    return _table(["System", "Families automated", "Cert. cov. %", f"C({target:g}) %", "Gap",
+                   "Pooled threshold", "Bound held"], rows)
+
+
+def gate_summary(gating: Gating) -> str:
+    """The summary table with its heading (what `dp gate` prints)."""
+    s = gating.settings
+    return (f"Certified automation at risk <= {s.target_risk:g} with probability >= {1 - s.delta:g}, calibrated on "
+            f"seeds {', '.join(str(d.seed) for d in gating.draws)} (details: gate.md)\n\n" + _summary_table(gating))
+
+
 def gate_markdown(gating: Gating) -> str:
     """gate.md: method, calibration draws, a summary per system and every entry."""
     s = gating.settings
@@ -204,16 +225,7 @@ def gate_markdown(gating: Gating) -> str:
         f"not automated); C({s.target_risk:g}): the retrospective coverage over the same families; the gap is how "
         "optimistic the retrospective figure is (percentage points).\n",
     ]
-    rows = []
-    for g in gating.systems:
-        automated = [e for e in g.families.values() if e.decision == AUTOMATE]
-        held = [e for e in automated if e.release is not None and e.release.bound_held is not None]
-        rows.append([g.system, f"{len(automated)} of {len(g.families)}", _pct(g.certified_coverage_macro),
-                     _pct(g.retrospective_coverage_macro), _pct(_gap(g)),
-                     g.pooled.decision if g.pooled.threshold is None else f"{g.pooled.threshold:g}",
-                     f"{sum(bool(e.release and e.release.bound_held) for e in held)} of {len(held)}"])
-    text.append(_table(["System", "Families automated", "Cert. cov. %", f"C({s.target_risk:g}) %", "Gap",
-                        "Pooled threshold", "Bound held"], rows))
+    text.append(_summary_table(gating))
     header = ["Family", "Decision", "Threshold", "Risk bound %", "Exp. cov. %", "Release cov. % [95%]",
               "Release risk % [95%]", "Held", f"C({s.target_risk:g}) %"]
     for g in gating.systems:
@@ -239,4 +251,7 @@ def write_gate(gating: Gating, out: Path) -> list[Path]:
         files[out / "gate" / f"{system.system}.json"] = _json(system_record(gating, system))
     for path, data in files.items():
         atomic_write_bytes(path, data)
+    for stale in sorted((out / "gate").glob("*.json")):
+        if stale not in files:  # a system no longer gated: its thresholds must not linger
+            stale.unlink()
     return list(files)

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -32,6 +33,7 @@ from decisionpivot.gate.calibration import (
     joined,
     loaded_family,
     missing_reason,
+    parse_seeds,
     read_draw,
     release_families,
 )
@@ -128,6 +130,53 @@ class Gating:
     """One per system, sorted by name."""
 
 
+DEFAULTS = {"target_risk": 0.05, "delta": 0.10, "resamples": 1000}
+"""Settings when neither the command line nor a params file gives them."""
+PARAMS_KEYS = {"seeds": list, "target_risk": float, "delta": float, "resamples": int}
+"""Keys of the ``gate`` section of params.yaml and their types."""
+
+
+def gate_params(path: Path) -> dict[str, Any]:
+    """The ``gate`` section of a params file (seeds, target_risk, delta, resamples), checked."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except FileNotFoundError:
+        raise DecisionPivotError(f"--params {path}: no such file") from None
+    except yaml.YAMLError as exc:
+        raise DecisionPivotError(f"--params {path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    section = data.get("gate") if isinstance(data, dict) else None
+    if not isinstance(section, dict):
+        raise DecisionPivotError(f"--params {path}: no 'gate' section")
+    unknown = sorted(set(section) - set(PARAMS_KEYS))
+    if unknown:
+        raise DecisionPivotError(f"--params {path}: unknown keys in section gate: {unknown}")
+    for key, kind in PARAMS_KEYS.items():
+        value = section.get(key)
+        numeric = kind is float and type(value) in (int, float)
+        if value is not None and not (type(value) is kind or numeric):
+            raise DecisionPivotError(f"--params {path}: gate.{key} must be a {kind.__name__}, found {value!r}")
+    if "seeds" in section and not all(type(seed) is int and seed >= 0 for seed in section["seeds"]):
+        raise DecisionPivotError(f"--params {path}: gate.seeds must be a list of non-negative integers")
+    return section
+
+
+def resolve_settings(
+    params: Path | None, seeds: Sequence[str] | None, target_risk: float | None, delta: float | None,
+    resamples: int | None, calibration_runs: Path,
+) -> tuple[list[int], GateSettings]:
+    """Seeds and settings: the command line's, else the params file's ``gate`` section, else the defaults
+    (seeds: every seed-N folder under the calibration runs)."""
+    section = gate_params(params) if params is not None else {}
+    given = {"target_risk": target_risk, "delta": delta, "resamples": resamples}
+    chosen = {key: value if value is not None else section.get(key, DEFAULTS[key]) for key, value in given.items()}
+    if seeds is None and "seeds" in section:
+        seeds = [str(seed) for seed in section["seeds"]]
+    settings = GateSettings(float(chosen["target_risk"]), float(chosen["delta"]), int(chosen["resamples"]))
+    return parse_seeds(seeds, calibration_runs), settings
+
+
 def _validate(settings: GateSettings) -> None:
     if not 0 < settings.target_risk < 1:
         raise DecisionPivotError(f"--target-risk must be between 0 and 1 (a fraction), got {settings.target_risk}")
@@ -211,6 +260,8 @@ def gate_runs(
 ) -> Gating:
     """Read the release and calibration answers, check them, and gate every system."""
     _validate(settings)
+    if not seeds:
+        raise DecisionPivotError("no calibration seeds given")
     version, families, manifest_sha256 = release_families(items)
     draws = tuple(read_draw(seed, calibration_items, calibration_runs, version, families) for seed in seeds)
     release = load_runs(runs, items, None, systems, tasks=())
