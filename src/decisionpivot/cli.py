@@ -202,7 +202,8 @@ class DP:
 
     def score(self, runs: str = "runs", items: str | None = None, reference: str | None = "datasets/reference",
               out: str = "reports", systems: str | Sequence[str] | None = None, resamples: int = 1000,
-              figures: bool = True, partial: bool = False, allow_modified_items: bool = False) -> None:
+              figures: bool = True, partial: bool = False, allow_modified_items: bool = False,
+              gate: str | None = None) -> None:
         """Score runs/<system>/<task>.jsonl: metrics with 95% bootstrap intervals, tables and figures.
 
         Writes <out>/scores.json, scoring.json, leaderboard.md/.csv/.tex, per-family, per-level and
@@ -224,6 +225,8 @@ class DP:
           allow_modified_items: score items files whose SHA-256 differs from the one recorded for them (core:
             their MANIFEST.json and the released edition; reference: their verified task card); the leaderboard
             says so. Without it such a file stops the scoring.
+          gate: gate.json of `dp gate` (e.g. reports/gate.json): adds the leaderboard column "Cert. cov.",
+            coverage at thresholds certified on fresh draws, beside the retrospective C(0.05). Default: none.
         """
         from decisionpivot.reconstruct.scoring import register_card_tasks
         from decisionpivot.score.pipeline import score_runs
@@ -242,7 +245,7 @@ class DP:
         chosen = _names(systems)
         scoring = score_runs(runs, folder, reference_dir, out, chosen, int(resamples), tasks=tasks,
                              figures=bool(figures), partial=bool(partial),
-                             allow_modified_items=bool(allow_modified_items))
+                             allow_modified_items=bool(allow_modified_items), gate=gate)
         print(leaderboard_markdown(scoring))
         if scoring.partial:
             from decisionpivot.score.partial import partial_markdown
@@ -677,6 +680,47 @@ class DP:
                   "them again", file=sys.stderr)
             raise SystemExit(1)
 
+    def gate(self, runs: str = "runs", items: str | None = None, calibration_runs: str = "runs-calibration",
+             calibration_items: str = "datasets/fresh", seeds: str | Sequence[str] | None = None,
+             target_risk: float | None = None, delta: float | None = None,
+             systems: str | Sequence[str] | None = None, out: str = "reports", resamples: int | None = None,
+             params: str | None = None) -> None:
+        """Certify a confidence threshold per system and family on fresh draws; check it on the release.
+
+        With probability >= 1 - delta over the calibration draws, the error rate among the items a system
+        decides alone (confidence >= threshold) is at most target_risk (Learn then Test, Angelopoulos et
+        al. 2021; binomial tail p-values, fallback procedure over a fixed grid, one member per contrast
+        group). "do not automate" when no threshold is certified; "refused" when a draw's answers cover
+        less than 99% of its items. Writes <out>/gate.md, <out>/gate.json and <out>/gate/<system>.json.
+        Calibration answers: dp generate --seed N; dp evaluate --system S --items datasets/fresh/seed-N
+        --runs runs-calibration/seed-N.
+
+        Args:
+          runs: release answer folders, one per system (every system there is gated).
+          items: release core items folder (default datasets/core/<version>); only checked on, never calibrated on.
+          calibration_runs: folder of seed-N/<system>/ answer folders on the calibration draws.
+          calibration_items: folder of the calibration draws' seed-N/ items folders.
+          seeds: comma-separated calibration seeds (default: the params file's gate.seeds, else every
+            seed-N folder under calibration_runs).
+          target_risk: largest error rate allowed among automated items (a fraction; default 0.05).
+          delta: allowed probability that the guarantee fails (a fraction; default 0.10).
+          systems: comma-separated systems (default: every folder under runs).
+          out: output folder.
+          resamples: bootstrap resamples of the release intervals (seed 20261007, as dp score; default 1000).
+          params: YAML file whose `gate:` section gives seeds, target_risk, delta and resamples (the DVC
+            stage passes params.yaml); flags given on the command line win.
+        """
+        from decisionpivot.gate.report import gate_summary, write_gate
+        from decisionpivot.gate.run import gate_runs, resolve_settings
+
+        chosen, settings = resolve_settings(Path(params) if params else None, _names(seeds), target_risk, delta,
+                                            resamples, Path(calibration_runs))
+        gating = gate_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, Path(calibration_runs),
+                           Path(calibration_items), chosen, settings, _names(systems))
+        print(gate_summary(gating))
+        for path in write_gate(gating, Path(out)):
+            print(f"wrote {path}")
+
     def repair(self, system: str, runs: str = "runs") -> None:
         """Fold duplicate ids in a system's answer files into one record per id (the original kept as .bak).
 
@@ -769,6 +813,7 @@ CONSTRAINTS: Constraints = {
         "config": file_or_default, "sampled_answers": file_or_default,
         "repo_id": _repo_id, "shard": _shard,
         "permute_options": at_least(0),  # evaluate --permute-options K: 0 = the official order only
+        "calibration_runs": folder, "calibration_items": folder, "gate": file,
     },
     "generate": {"out": folder_or_default},  # --out= : the default folder for the seed
     "licenses": {"out": file_or_default},  # --out= : print only

@@ -166,15 +166,19 @@ def load_runs(
 
 def score_loaded(
     loaded: LoadedRuns, resamples: int = DEFAULT_RESAMPLES, seed: int = BOOTSTRAP_SEED, jobs: int = 1,
-    runs: Path | None = None, partial: bool = False,
+    runs: Path | None = None, partial: bool = False, gate: Path | None = None,
 ) -> Scoring:
-    """Every estimate of both tracks for the loaded runs (with ``runs``: option-order robustness too)."""
+    """Every estimate of both tracks for the loaded runs (with ``runs``: option-order robustness too; with
+    ``gate``: the certified coverage of `dp gate`'s gate.json for the leaderboard)."""
+    from decisionpivot.score.certified import read_certified
     from decisionpivot.score.operations import system_operations
     from decisionpivot.score.partial import partial_score
     from decisionpivot.score.robustness import order_free_families, order_robustness
 
     if resamples < 2:
         raise DecisionPivotError(f"resamples must be at least 2, got {resamples}")
+    certified, certified_note = (None, "") if gate is None else read_certified(
+        gate, {layout.task: layout.items_sha256 for layout in loaded.core})
     estimates = score_core(loaded.core, loaded.answers, loaded.systems, resamples, seed, jobs=jobs)
     cards = [card for card, _ in loaded.reference]
     estimates += score_reference(
@@ -212,6 +216,8 @@ def score_loaded(
             if task in layouts
         ) if partial else (),
         item_checks=loaded.item_checks,
+        certified=certified,
+        certified_note=certified_note,
     )
 
 
@@ -232,16 +238,19 @@ def score_runs(
     jobs: int | None = None,
     partial: bool = False,
     allow_modified_items: bool = False,
+    gate: str | Path | None = None,
 ) -> Scoring:
     """Read, score and write every report and figure under ``out``; returns the scoring.
 
     With ``partial``, tasks below 99% coverage are also scored on their answered items, in
     ``partial.md`` / ``partial.csv`` (labelled "partial, not comparable"; never on the leaderboard).
+    With ``gate`` (a `dp gate` gate.json), the leaderboard gets the "Cert. cov." column.
     """
     from decisionpivot.score.report import write_reports
 
     loaded = load_runs(runs, items, reference, systems, tasks, allow_modified_items)
-    scoring = score_loaded(loaded, resamples, seed, jobs or default_jobs(), runs=Path(runs), partial=partial)
+    scoring = score_loaded(loaded, resamples, seed, jobs or default_jobs(), runs=Path(runs), partial=partial,
+                           gate=Path(gate) if gate is not None else None)
     cards = {card.name: (card.layer, card.metric, card.chance) for card, _ in loaded.reference}
     write_reports(scoring, out, cards)
     if figures:

@@ -26,6 +26,7 @@ from typing import Any
 from decisionpivot import __version__
 from decisionpivot.items import LAYERS, atomic_write_bytes
 from decisionpivot.score.bootstrap import CONFIDENCE_LEVEL
+from decisionpivot.score.certified import CERTIFIED_HEADING
 from decisionpivot.score.core import CHANCE_METRIC, CORE_METRICS, FAMILY_MACRO
 from decisionpivot.score.reference import SCORE
 from decisionpivot.score.results import CORE, MACRO, REFERENCE, UNIFORM_GUESS, Estimate, Scoring
@@ -215,6 +216,8 @@ def _footnotes(scoring: Scoring) -> list[str]:
     if unchecked:
         notes.append(f"Items whose hash could not be checked (no manifest or an unverified task card): "
                      f"{', '.join(unchecked)}.")
+    if scoring.certified is not None:
+        notes.append(scoring.certified_note)
     if scoring.partial:
         notes.append(f"Partial scores of {len(scoring.partial)} excluded task(s) are in partial.md "
                      "(partial, not comparable).")
@@ -264,24 +267,40 @@ def robustness_markdown(scoring: Scoring) -> str:
 def _board_row(scoring: Scoring, rank: str, system: str, cells: Sequence[Estimate | None],
                notes: Sequence[str]) -> list[str]:
     notes = [*notes, *_operations_notes(scoring, system)]
-    return [rank, markdown_text(system), *[_cell(c) for c in cells], *_operations_cells(scoring, system),
+    metric_cells = _with_certified(scoring, [_cell(c) for c in cells], [_certified_value(scoring, system)])
+    return [rank, markdown_text(system), *metric_cells, *_operations_cells(scoring, system),
             markdown_text("; ".join(notes))]
+
+
+CERTIFIED_AFTER = [metric for metric, _, _ in LEADERBOARD].index("coverage_at_5") + 1
+"""The "Cert. cov." column (with `dp score --gate`) stands right after C(0.05)."""
+
+
+def _with_certified(
+    scoring: Scoring, cells: list[Any], certified: list[Any], after: int = CERTIFIED_AFTER
+) -> list[Any]:
+    """``cells`` with the certified-coverage cell(s) inserted after C(0.05), when the scoring has them."""
+    return cells if scoring.certified is None else [*cells[:after], *certified, *cells[after:]]
+
+
+def _certified_value(scoring: Scoring, system: str, digits: int = 1) -> str:
+    value = (scoring.certified or {}).get(system)
+    return _number(None if value is None else 100 * value, digits)
 
 
 def leaderboard_markdown(scoring: Scoring) -> str:
     """The leaderboard: systems scored on every family ranked together; the others in a table of their own."""
-    header = ["#", "System", *[heading for _, _, heading in LEADERBOARD], *OPERATIONS, "Notes"]
+    headings = _with_certified(scoring, [heading for _, _, heading in LEADERBOARD], [CERTIFIED_HEADING])
+    header = ["#", "System", *headings, *OPERATIONS, "Notes"]
     numbers = ranks(scoring)
     rows, partial = [], []
     for system, cells, notes in leaderboard_rows(scoring):
-        if system in numbers:
-            rows.append(_board_row(scoring, numbers[system], system, cells, notes))
-        else:
-            partial.append(_board_row(scoring, "", system, cells, notes))
+        row = _board_row(scoring, numbers.get(system, ""), system, cells, notes)
+        (rows if system in numbers else partial).append(row)
     chance = scoring.get(UNIFORM_GUESS, CORE, MACRO, CHANCE_METRIC)
     if chance is not None:
         rows.append(
-            ["", "uniform guessing", _number(chance.value), *[DASH] * (len(LEADERBOARD) - 1 + len(OPERATIONS)),
+            ["", "uniform guessing", _number(chance.value), *[DASH] * (len(headings) - 1 + len(OPERATIONS)),
              "expected pair accuracy of random guessing, not a system"]
         )
     text = "# DecisionPivot leaderboard\n\n"
@@ -305,6 +324,7 @@ def leaderboard_csv(scoring: Scoring) -> bytes:
     for metric, _, _ in LEADERBOARD:
         name = "reference_score" if metric == SCORE else metric
         header += [name, f"{name}_ci_low", f"{name}_ci_high"]
+    header = _with_certified(scoring, header, ["certified_coverage"], 3 + 3 * CERTIFIED_AFTER)
     header += ["failed_predictions", "readout", "input_restrictions", "latency_p50_s", "latency_p95_s",
                "concurrency", "cost_per_1000", "notes"]
     numbers = ranks(scoring)
@@ -314,6 +334,7 @@ def leaderboard_csv(scoring: Scoring) -> bytes:
         for e in cells:
             low, high = e.interval() if e is not None else (math.nan, math.nan)
             row += [_number(e.value if e else None, 4), _number(low, 4), _number(high, 4)]
+        row = _with_certified(scoring, row, [_certified_value(scoring, system, 4)], 3 + 3 * CERTIFIED_AFTER)
         ops = next((o for o in scoring.operations if o.system == system), None)
         operations = _operations_cells(scoring, system)
         operations[0] = str(ops.failed_predictions) if ops is not None else DASH
@@ -340,8 +361,9 @@ def _latex_escape(text: str) -> str:
 
 
 def leaderboard_latex(scoring: Scoring) -> str:
-    columns = "rl" + "c" * len(LEADERBOARD)
-    head = " & ".join(["\\#", "System", *[_latex_escape(h) for _, _, h in LEADERBOARD]])
+    headings = _with_certified(scoring, [h for _, _, h in LEADERBOARD], [CERTIFIED_HEADING])
+    columns = "rl" + "c" * len(headings)
+    head = " & ".join(["\\#", "System", *[_latex_escape(h) for h in headings]])
     lines = [
         "% DecisionPivot leaderboard (generated by dp score); needs \\usepackage{booktabs}",
         f"\\begin{{tabular}}{{{columns}}}",
@@ -361,6 +383,7 @@ def leaderboard_latex(scoring: Scoring) -> str:
             parts.append(
                 value if math.isnan(low) else f"{value} {{\\scriptsize[{_number(low)}, {_number(high)}]}}"
             )
+        parts = _with_certified(scoring, parts, [_certified_value(scoring, system).replace(DASH, "--")])
         lines.append(" & ".join([_latex_escape(numbers.get(system, "")), _latex_escape(system), *parts]) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}", ""]
     return "\n".join(lines)

@@ -186,6 +186,10 @@ class Scoring:
     """(system, families left out of the option-order figures: yes/no items asked as noul have no order)."""
     item_checks: tuple[tuple[str, str], ...] = ()
     """(task, how its items file was checked: ``manifest+release``, ``card``, ``unchecked (...)``...)."""
+    certified: dict[str, float | None] | None = None
+    """System -> certified coverage (fraction) from `dp gate`'s gate.json; None: no "Cert. cov." column."""
+    certified_note: str = ""
+    """Leaderboard footnote of the "Cert. cov." column."""
     _index: dict[tuple[str, str, str, int | None, str], Estimate] = field(
         default_factory=dict, compare=False, repr=False
     )

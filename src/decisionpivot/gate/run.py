@@ -1,0 +1,273 @@
+"""`dp gate`: certify a threshold per system and family (and pooled) on the calibration draws, then
+check it on the release.
+
+For every system with answers under the release runs folder, per family it has answers to:
+
+* **refused** when a calibration draw lacks usable answers to the family (no file, or records for fewer
+  than 99% of its items: the scorer's rule), with the reason - never silently certified;
+* else the test of :mod:`~decisionpivot.gate.method` on the answers of all calibration draws together
+  gives **automate** at the certified threshold or **do not automate** when no threshold is certified;
+* either way the release answers are checked (:mod:`~decisionpivot.gate.check`).
+
+The pooled entry uses one threshold for all the system's families with release answers (refused when
+one of them is refused). The macro figures average the release coverage at the certified thresholds
+(0 where nothing is certified) and the retrospective C(target) over the same families, as the
+leaderboard averages C(0.05).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.gate.calibration import (
+    CalibrationDraw,
+    FamilyAnswers,
+    joined,
+    loaded_family,
+    missing_reason,
+    parse_seeds,
+    read_draw,
+    release_families,
+)
+from decisionpivot.gate.check import ReleaseCheck, check_release, release_weights
+from decisionpivot.gate.method import Certificate, certify, sampled_members
+from decisionpivot.score.bootstrap import Multiplicities
+from decisionpivot.score.pipeline import LoadedRuns, load_runs
+
+AUTOMATE = "automate"
+DO_NOT_AUTOMATE = "do not automate"
+REFUSED = "refused"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """The decision for one family (or the pooled families) of one system, and its check on the release."""
+
+    decision: str
+    """:data:`AUTOMATE`, :data:`DO_NOT_AUTOMATE` or :data:`REFUSED`."""
+    reason: str | None
+    """Why not automated (None when automated)."""
+    certificate: Certificate | None
+    """The test's outcome (None when refused)."""
+    expected_coverage: float | None
+    """Share of all calibration items at or above the threshold (None without one)."""
+    calibration_items: int
+    """Calibration items of the entry over all draws (0 when refused)."""
+    calibration_groups: int
+    """Their contrast groups (the independent units)."""
+    release: ReleaseCheck | None
+    """The check on the release; None when the release answers are not scorable."""
+    release_note: str | None
+    """Why there is no release check (None when there is one)."""
+
+    @property
+    def threshold(self) -> float | None:
+        return self.certificate.threshold if self.certificate is not None else None
+
+
+@dataclass(frozen=True)
+class SystemGate:
+    """Every entry of one system."""
+
+    system: str
+    """System name (its folder under the runs folders)."""
+    families: dict[str, Entry]
+    """Family -> entry, for the families the system has release answer files for."""
+    pooled: Entry
+    """One threshold for all families with release answers."""
+
+    def _checked(self) -> list[ReleaseCheck]:
+        return [e.release for e in self.families.values() if e.release is not None]
+
+    @property
+    def certified_coverage_macro(self) -> float | None:
+        """Mean over families of the release coverage at the certified threshold (0 when none)."""
+        checked = self._checked()
+        return float(np.mean([c.coverage for c in checked])) if checked else None
+
+    @property
+    def retrospective_coverage_macro(self) -> float | None:
+        """Mean over the same families of the retrospective C(target) on the release."""
+        checked = self._checked()
+        return float(np.mean([c.retrospective_coverage for c in checked])) if checked else None
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """What a gating was asked to do."""
+
+    target_risk: float
+    """Largest error rate among automated items (alpha)."""
+    delta: float
+    """Allowed probability that the guarantee fails."""
+    resamples: int
+    """Bootstrap resamples of the release intervals."""
+
+
+@dataclass(frozen=True)
+class Gating:
+    """A whole `dp gate`: the inputs it checked and every system's entries."""
+
+    settings: GateSettings
+    """Target, delta, resamples."""
+    draws: tuple[CalibrationDraw, ...]
+    """The calibration draws, in the order given."""
+    release_items: Path
+    """The release items folder checked on."""
+    release_manifest_sha256: str
+    """SHA-256 of its MANIFEST.json."""
+    release_families: dict[str, str]
+    """Family -> SHA-256 of the release items file."""
+    systems: tuple[SystemGate, ...]
+    """One per system, sorted by name."""
+
+
+DEFAULTS = {"target_risk": 0.05, "delta": 0.10, "resamples": 1000}
+"""Settings when neither the command line nor a params file gives them."""
+PARAMS_KEYS = {"seeds": list, "target_risk": float, "delta": float, "resamples": int}
+"""Keys of the ``gate`` section of params.yaml and their types."""
+
+
+def gate_params(path: Path) -> dict[str, Any]:
+    """The ``gate`` section of a params file (seeds, target_risk, delta, resamples), checked."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except FileNotFoundError:
+        raise DecisionPivotError(f"--params {path}: no such file") from None
+    except yaml.YAMLError as exc:
+        raise DecisionPivotError(f"--params {path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    section = data.get("gate") if isinstance(data, dict) else None
+    if not isinstance(section, dict):
+        raise DecisionPivotError(f"--params {path}: no 'gate' section")
+    unknown = sorted(set(section) - set(PARAMS_KEYS))
+    if unknown:
+        raise DecisionPivotError(f"--params {path}: unknown keys in section gate: {unknown}")
+    for key, kind in PARAMS_KEYS.items():
+        value = section.get(key)
+        numeric = kind is float and type(value) in (int, float)
+        if value is not None and not (type(value) is kind or numeric):
+            raise DecisionPivotError(f"--params {path}: gate.{key} must be a {kind.__name__}, found {value!r}")
+    if "seeds" in section and not all(type(seed) is int and seed >= 0 for seed in section["seeds"]):
+        raise DecisionPivotError(f"--params {path}: gate.seeds must be a list of non-negative integers")
+    return section
+
+
+def resolve_settings(
+    params: Path | None, seeds: Sequence[str] | None, target_risk: float | None, delta: float | None,
+    resamples: int | None, calibration_runs: Path,
+) -> tuple[list[int], GateSettings]:
+    """Seeds and settings: the command line's, else the params file's ``gate`` section, else the defaults
+    (seeds: every seed-N folder under the calibration runs)."""
+    section = gate_params(params) if params is not None else {}
+    given = {"target_risk": target_risk, "delta": delta, "resamples": resamples}
+    chosen = {key: value if value is not None else section.get(key, DEFAULTS[key]) for key, value in given.items()}
+    if seeds is None and "seeds" in section:
+        seeds = [str(seed) for seed in section["seeds"]]
+    settings = GateSettings(float(chosen["target_risk"]), float(chosen["delta"]), int(chosen["resamples"]))
+    return parse_seeds(seeds, calibration_runs), settings
+
+
+def _validate(settings: GateSettings) -> None:
+    if not 0 < settings.target_risk < 1:
+        raise DecisionPivotError(f"--target-risk must be between 0 and 1 (a fraction), got {settings.target_risk}")
+    if not 0 < settings.delta < 1:
+        raise DecisionPivotError(f"--delta must be between 0 and 1 (a fraction), got {settings.delta}")
+    if settings.resamples < 2:
+        raise DecisionPivotError(f"--resamples must be at least 2, got {settings.resamples}")
+
+
+def _certified(calibration: FamilyAnswers, settings: GateSettings) -> tuple[str, str | None, Certificate, float | None]:
+    sampled, pilot = sampled_members(calibration.group_index, calibration.group_keys, calibration.largest_group)
+    certificate = certify(calibration.confidence[sampled], calibration.correct[sampled], pilot,
+                          settings.target_risk, settings.delta)
+    if certificate.threshold is None:
+        reason = (f"no threshold certified at risk <= {settings.target_risk:g} with probability "
+                  f"{1 - settings.delta:g}; {certificate.miss()}")
+        return DO_NOT_AUTOMATE, reason, certificate, None
+    return AUTOMATE, None, certificate, float(np.mean(calibration.confidence >= certificate.threshold))
+
+
+def _entry(calibration: FamilyAnswers | None, problem: str | None, release: tuple[FamilyAnswers, Multiplicities] | None,
+           release_note: str | None, settings: GateSettings) -> Entry:
+    if calibration is None:
+        decision, reason, certificate, expected = REFUSED, problem, None, None
+        items = groups = 0
+    else:
+        decision, reason, certificate, expected = _certified(calibration, settings)
+        items, groups = int(calibration.confidence.size), calibration.groups
+    threshold = certificate.threshold if certificate is not None else None
+    check = None if release is None else check_release(release[0], release[1], threshold, settings.target_risk)
+    return Entry(decision, reason, certificate, expected, items, groups, check, release_note)
+
+
+def gate_system(
+    system: str, release: LoadedRuns, draws: Sequence[CalibrationDraw], settings: GateSettings
+) -> SystemGate:
+    """Every entry of one system (see the module docstring)."""
+    families = sorted(
+        layout.task for layout in release.core
+        if (system, layout.task) in release.answers or (system, layout.task) in release.short
+    )
+    entries: dict[str, Entry] = {}
+    calibrations: dict[str, FamilyAnswers] = {}
+    releases: dict[str, tuple[FamilyAnswers, Multiplicities]] = {}
+    for family in families:
+        parts, problems = [], []
+        for draw in draws:
+            answers = loaded_family(draw.loaded, system, family, f"seed {draw.seed}")
+            if answers is None:
+                problems.append(f"calibration seed {draw.seed}: {missing_reason(draw.loaded, system, family)}")
+            else:
+                parts.append(answers)
+        calibration = joined(parts) if not problems else None
+        if calibration is not None:
+            calibrations[family] = calibration
+        released = loaded_family(release, system, family, "release")
+        note = None
+        if released is None:
+            note = f"release answers not scorable: {missing_reason(release, system, family)}"
+        else:
+            releases[family] = (released, release_weights(family, released, settings.resamples))
+        entries[family] = _entry(calibration, "; ".join(problems) or None, releases.get(family), note, settings)
+    return SystemGate(system, entries, _pooled(entries, calibrations, releases, settings))
+
+
+def _pooled(entries: dict[str, Entry], calibrations: dict[str, FamilyAnswers],
+            releases: dict[str, tuple[FamilyAnswers, Multiplicities]], settings: GateSettings) -> Entry:
+    scope = sorted(releases)
+    if not scope:
+        return _entry(None, "no family with scorable release answers", None, "no release answers", settings)
+    refused = [family for family in scope if family not in calibrations]
+    release = (joined([releases[f][0] for f in scope]), Multiplicities.concatenate([releases[f][1] for f in scope]))
+    if refused:
+        return _entry(None, f"refused for {', '.join(refused)}", release, None, settings)
+    return _entry(joined([calibrations[f] for f in scope]), None, release, None, settings)
+
+
+def gate_runs(
+    runs: Path, items: Path, calibration_runs: Path, calibration_items: Path, seeds: Sequence[int],
+    settings: GateSettings, systems: Sequence[str] | None = None, progress: bool | None = None,
+) -> Gating:
+    """Read the release and calibration answers, check them, and gate every system."""
+    _validate(settings)
+    if not seeds:
+        raise DecisionPivotError("no calibration seeds given")
+    version, families, manifest_sha256 = release_families(items)
+    draws = tuple(read_draw(seed, calibration_items, calibration_runs, version, families) for seed in seeds)
+    release = load_runs(runs, items, None, systems, tasks=())
+    quiet = not sys.stderr.isatty() if progress is None else not progress
+    gated = tuple(
+        gate_system(system, release, draws, settings)
+        for system in tqdm(sorted(release.systems), desc="gate", unit="system", disable=quiet, leave=False)
+    )
+    return Gating(settings, draws, items, manifest_sha256, families, gated)

@@ -1,0 +1,134 @@
+"""`dp gate` and `dp score --gate` from the command line, as a user runs them: the main run in a real
+subprocess, the rest through the same entry point in-process (faster, same parsing and error handling)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.gate.conftest import SEEDS, Project
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def dp(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "decisionpivot.cli", *args], cwd=project.root, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def dp_here(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
+    """`dp ARGS` through :func:`decisionpivot.cli.main` in this process, in the project folder."""
+    import contextlib
+    import io
+
+    from decisionpivot.cli import main
+
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    previous = Path.cwd()
+    os.chdir(project.root)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main(list(args))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    finally:
+        os.chdir(previous)
+    return subprocess.CompletedProcess(["dp", *args], code, out.getvalue(), err.getvalue())
+
+
+def _one_error_line(result: subprocess.CompletedProcess[str], needle: str) -> None:
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert lines[0].startswith("error: ") and needle in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.fixture(scope="module")
+def gated(project: Project) -> Path:
+    params = project.root / "gate-params.yaml"
+    params.write_text(f"gate:\n  seeds: [{', '.join(map(str, SEEDS))}]\n  target_risk: 0.05\n  delta: 0.1\n"
+                      "  resamples: 100\n", encoding="utf-8")
+    result = dp(project, "gate", "--params", "gate-params.yaml", "--out", "reports")
+    assert result.returncode == 0, result.stderr
+    assert "| oracle | 3 of 3 |" in result.stdout and "wrote reports/gate.json" in result.stdout
+    return project.root / "reports"
+
+
+def test_dp_gate_writes_every_output(gated: Path) -> None:
+    record = json.loads((gated / "gate.json").read_text())
+    assert record["resamples"] == 100 and [c["seed"] for c in record["calibration"]] == list(SEEDS)
+    assert (gated / "gate.md").read_text().startswith("# Certified automation (`dp gate`)")
+    assert sorted(p.name for p in (gated / "gate" ).iterdir()) == sorted(f"{s}.json" for s in record["systems"])
+
+
+def test_flags_win_over_the_params_file(project: Project, gated: Path, tmp_path: Path) -> None:
+    result = dp_here(project, "gate", "--params", "gate-params.yaml", "--seeds", str(SEEDS[0]), "--delta", "0.2",
+                "--systems", "uniform", "--out", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    record = json.loads((tmp_path / "gate.json").read_text())
+    assert record["delta"] == 0.2 and record["resamples"] == 100
+    assert [c["seed"] for c in record["calibration"]] == [SEEDS[0]] and list(record["systems"]) == ["uniform"]
+
+
+def test_dp_score_gets_the_certified_coverage_column(project: Project, gated: Path, tmp_path: Path) -> None:
+    result = dp_here(project, "score", "--runs", "runs", "--items", str(project.items), "--reference", "",
+                     "--resamples", "20", "--nofigures", "--gate", "reports/gate.json", "--out", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    record = json.loads((gated / "gate.json").read_text())
+    board = (tmp_path / "leaderboard.md").read_text()
+    header = next(line for line in board.splitlines() if line.startswith("| # "))
+    cells = [c.strip() for c in header.strip("|").split("|")]
+    assert cells[cells.index("C(0.05)") + 1] == "Cert. cov."
+    oracle = next(line for line in board.splitlines() if "| oracle |" in line)
+    value = 100 * record["systems"]["oracle"]["certified_coverage_macro"]
+    assert [c.strip() for c in oracle.strip("|").split("|")][cells.index("Cert. cov.")] == f"{value:.1f}"
+    assert "Cert. cov.: coverage on these items at confidence thresholds certified by `dp gate`" in board
+    rows = list(csv.DictReader((tmp_path / "leaderboard.csv").open()))
+    assert float(next(r for r in rows if r["system"] == "oracle")["certified_coverage"]) == pytest.approx(value)
+    assert list(rows[0]).index("certified_coverage") == list(rows[0]).index("coverage_at_5_ci_high") + 1
+    tex = (tmp_path / "leaderboard.tex").read_text()
+    assert "Cert. cov." in tex and "\\begin{tabular}{rl" + "c" * 9 + "}" in tex
+    plain = dp_here(project, "score", "--runs", "runs", "--items", str(project.items), "--reference", "",
+               "--resamples", "20", "--nofigures", "--out", str(tmp_path / "plain"))
+    assert plain.returncode == 0 and "Cert. cov." not in (tmp_path / "plain" / "leaderboard.md").read_text()
+
+
+def test_dp_score_refuses_a_gate_json_checked_on_other_items(project: Project, gated: Path, tmp_path: Path) -> None:
+    record = json.loads((gated / "gate.json").read_text())
+    record["release"]["families"]["policy_case"] = "0" * 64
+    other = tmp_path / "gate.json"
+    other.write_text(json.dumps(record))
+    result = dp_here(project, "score", "--runs", "runs", "--items", str(project.items), "--reference", "",
+                     "--resamples", "20", "--nofigures", "--gate", str(other), "--out", str(tmp_path / "r"))
+    _one_error_line(result, "checked on policy_case items with SHA-256 0000")
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--seeds", "20261008"], "is the release seed"),
+    (["--seeds", "101,x"], "--seeds: expected comma-separated non-negative integers, found 'x'"),
+    (["--seeds", "101,101"], "given twice"),
+    (["--seeds", "7"], "datasets/fresh/seed-7/MANIFEST.json: no MANIFEST.json"),
+    (["--target-risk", "5"], "--target-risk must be between 0 and 1"),
+    (["--delta", "0"], "--delta must be between 0 and 1"),
+    (["--calibration-runs", "nowhere"], "nowhere: no calibration runs folder"),
+    (["--params", "missing.yaml"], "--params"),
+    (["--systems", "nobody"], "no folder for system(s) nobody"),
+    (["--target-risk", "high"], "--target-risk"),
+])
+def test_bad_input_is_one_error_line(project: Project, args: list[str], needle: str, tmp_path: Path) -> None:
+    _one_error_line(dp_here(project, "gate", *args, "--out", str(tmp_path)), needle)
+
+
+def test_help_comes_from_the_docstring(project: Project) -> None:
+    result = dp(project, "gate", "--help")
+    assert result.returncode == 0
+    shown = result.stdout + result.stderr  # fire writes help to stderr when stdout is not a terminal
+    assert "Certify a confidence threshold per system and family" in shown
+    assert "--calibration-runs" in shown.replace("_", "-")
