@@ -25,6 +25,9 @@ def number(value: float | None, digits: int = 1) -> str:
     """A value with fixed decimals, or a dash."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return DASH
+    if 0 < abs(value) < 0.05 and digits < 3:
+        decimals = min(8, 1 - math.floor(math.log10(abs(value))))  # two significant digits
+        return f"{value:.{decimals}f}"  # a small non-zero value (record_rule's chance pair accuracy) is not 0.0
     text = f"{value:.{digits}f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 

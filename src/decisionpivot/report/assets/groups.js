@@ -103,6 +103,7 @@
     var filterText = $("filter").selectedOptions[0].textContent.replace("system A", state.a).replace(/ B$/, " " + state.b);
     status(index.family + ": " + hits.length + " of " + index.groups.length + " groups match (" +
       (state.level ? "level " + state.level : "all levels") + ", " + filterText + ")");
+    return hits;
   }
 
   var wantFocus = false;
@@ -183,6 +184,11 @@
 
   function renderGroup(g, target) {
     var group = index.groups[g];
+    $("group-list").querySelectorAll("a").forEach(function (a) {
+      if (a.getAttribute("href").indexOf("group=" + encodeURIComponent(group.id).replace(/%3A/g, ":")) >= 0) {
+        a.setAttribute("aria-current", "true");
+      } else { a.removeAttribute("aria-current"); }
+    });
     var view = $("group-view");
     return DP.require("items/" + index.family + "-" + group.chunk).then(function (texts) {
       view.textContent = "";
@@ -265,9 +271,10 @@
       } else if (state.group) {
         g = index.groups.findIndex(function (group) { return group.id === state.group; });
       }
-      renderList();
+      var hits = renderList();
+      if (state.group && g < 0) status("No group " + state.group + " in " + state.family);
+      if (g < 0 && hits.length) g = hits[0]; /* nothing asked for: open the first group that matches */
       if (g >= 0) return renderGroup(g, target);
-      if (state.group) status("No group " + state.group + " in " + state.family);
     }, function (error) { status(error.message); });
   }
 
