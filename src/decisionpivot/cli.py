@@ -656,7 +656,7 @@ class DP:
             raise SystemExit(1)
 
     def report(self, reports: str = "reports", items: str | None = None, runs: str = "runs", out: str | None = None,
-               gate: str | None = None, stability: str | Sequence[str] | None = None,
+               gate: str | None = None, stability: str | None = None,
                partial: str | None = None) -> None:
         """Write the static HTML report of a scoring: <out>/index.html and its pages (open it in a browser).
 

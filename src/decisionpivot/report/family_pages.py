@@ -57,7 +57,7 @@ def family_body(inputs: ReportInputs, family: str) -> str:
     facts = (f"<dl class=\"facts\"><dt>Layer</dt><dd>{esc(layout.layer)}</dd><dt>Question</dt>"
              f"<dd>{esc(first.question)}</dd><dt>Options</dt><dd>{esc(keys)}</dd><dt>Items</dt><dd>{layout.size} in "
              f"{layout.groups} contrast groups ({layout.pairs.shape[0]} binary pairs)</dd><dt>Uniform guessing</dt>"
-             f"<dd>{number(chance.value if chance else None)}% pair accuracy</dd></dl>")
+             f"<dd>{number(chance.value if chance else None, small=True)}% pair accuracy</dd></dl>")
     browse = paragraph(f'<a class="button" href="{root}groups.html#family={esc(family)}">Browse the contrast groups '
                        f"of {esc(family)}</a>")
     rows = []

@@ -21,11 +21,12 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def number(value: float | None, digits: int = 1) -> str:
-    """A value with fixed decimals, or a dash."""
+def number(value: float | None, digits: int = 1, small: bool = False) -> str:
+    """A value with fixed decimals, or a dash; with ``small``, a value that would round to zero keeps two
+    significant digits (chance pair accuracy of many-option families is far below 0.1%)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return DASH
-    if 0 < abs(value) < 0.05 and digits < 3:
+    if small and 0 < abs(value) < 0.05 and digits < 3:
         decimals = min(8, 1 - math.floor(math.log10(abs(value))))  # two significant digits
         return f"{value:.{decimals}f}"  # a small non-zero value (record_rule's chance pair accuracy) is not 0.0
     text = f"{value:.{digits}f}"

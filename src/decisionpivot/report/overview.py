@@ -126,7 +126,7 @@ def leaderboard_table(inputs: ReportInputs, systems: Sequence[str], facts: dict[
     if uniform_row and chance is not None:
         blank = len(headings) - 4
         rows.append([Cell("", sort=""), Cell("uniform guessing (expected)", header=True),
-                     Cell(number(chance.value), sort=sort_key(chance.value), cls="num"),
+                     Cell(number(chance.value, small=True), sort=sort_key(chance.value), cls="num"),
                      *[Cell(DASH, sort="") for _ in range(blank - 1)],
                      Cell("what guessing uniformly at random scores on pair accuracy: the floor every system "
                           "should clear", cls="notes")])
@@ -200,7 +200,7 @@ def heatmap_body(inputs: ReportInputs, root: str = "") -> str:
     chance_cells = [Cell("uniform guessing (expected)", header=True)]
     for family in [*families, MACRO]:
         chance = inputs.get(UNIFORM_GUESS, CORE, family, CHANCE_METRIC)
-        chance_cells.append(Cell(number(chance.value if chance else None, 0), cls="heat chance",
+        chance_cells.append(Cell(number(chance.value if chance else None, 0, small=True), cls="heat chance",
                                  sort=sort_key(chance.value if chance else None)))
     rows.append(chance_cells)
     classes.append("pinned")
@@ -237,9 +237,9 @@ def levels_body(inputs: ReportInputs) -> str:
                          *[score_cell(inputs, system, CORE, MACRO, metric, level) for level in (1, 2, 3, None)]])
             classes.append("")
         if metric == "pair_accuracy":
+            chances = [inputs.get(UNIFORM_GUESS, CORE, MACRO, CHANCE_METRIC, lv) for lv in (1, 2, 3, None)]
             rows.append([Cell("uniform guessing (expected)", header=True),
-                         *[Cell(number(c.value) if (c := inputs.get(UNIFORM_GUESS, CORE, MACRO, CHANCE_METRIC, lv))
-                                else DASH, cls="num") for lv in (1, 2, 3, None)]])
+                         *[Cell(number(c.value, small=True) if c else DASH, cls="num") for c in chances]])
             classes.append("pinned")
         out.append(section(metric.replace("_", " "), Table(f"{metric} by level (macro over families)",
                                                             ["System", "Level 1", "Level 2", "Level 3", "All"],

@@ -149,5 +149,5 @@ def gate_body(inputs: ReportInputs) -> str:
         if entry.get("pooled") is not None:
             families["pooled"] = entry["pooled"]
         out += section(system, Table(f"Gate decisions for {system}", GATE_HEADINGS, gate_rows(families)).render(),
-                       f"gate-{system}", level=3)
+                       f"gate-{system}")
     return out

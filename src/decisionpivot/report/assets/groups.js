@@ -128,9 +128,12 @@
     var box = el("div", { "class": "decisive", role: "note" });
     box.appendChild(el("p", {}, [el("strong", { text: "Decisive variation. " }), texts.note]));
     if (!info) return box;
-    box.appendChild(el("p", {}, ["Declared decisive paths: "].concat(info.paths.map(function (p, i) {
-      return el("code", { text: (i ? ", " : "") + p });
-    }))));
+    var paths = el("p", {}, ["Declared decisive paths: "]);
+    info.paths.forEach(function (p, i) {
+      if (i) paths.appendChild(document.createTextNode(", "));
+      paths.appendChild(el("code", { text: p }));
+    });
+    box.appendChild(paths);
     if (info.values.length) {
       var head = el("tr", {}, [el("th", { scope: "col", text: "Case value" })].concat(group.members.map(function (m) {
         return el("th", { scope: "col", text: index.items[m].id });
