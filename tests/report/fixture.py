@@ -1,7 +1,8 @@
 """A scoring with everything the report can show, made through the real pipeline: items drawn by the
 generators, systems run by `dp evaluate` (the built-in uniform baseline, a family heuristic, synthetic
-`kind: python` systems of graded skill, one with permuted option orders, one partial run), scored by `dp score
---partial`, a `dp stability` result of a second run, and a gate.json written to the contract of `dp gate`.
+`kind: python` systems of graded skill, one with permuted option orders, one partial run) on three core families
+and two synthetic reference tasks, scored by `dp score --partial`, a `dp stability` result of a second run,
+and a gate.json written to the contract of `dp gate`.
 
 Only one system is written directly: ``chat-sim``, answer files as the chat runner records them (latency,
 tokens, input tokens, closed replies, an input restriction, a failed request) with its meta file (concurrency,
@@ -22,8 +23,9 @@ from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED, __version__
 from decisionpivot.evaluate.run import evaluate_system
 from decisionpivot.evaluate.systems import get_system
 from decisionpivot.generate.run import write_family_files
-from decisionpivot.items import read_items, sha256_file
+from decisionpivot.items import Item, Option, read_items, sha256_file, write_items
 from decisionpivot.score.pipeline import score_runs
+from decisionpivot.score.reference import ReferenceTask
 from decisionpivot.stability.run import stability, write_stability
 
 PLUGINS = Path(__file__).resolve().parent / "plugins"
@@ -117,6 +119,23 @@ def gate_fixture(systems: Sequence[str], families: Sequence[str]) -> dict[str, A
     return out
 
 
+REFERENCE = (ReferenceTask("synthetic_refusal", "B", "accuracy", 0.5),
+             ReferenceTask("synthetic_match", "G", "f1", 2 * 0.4 / 1.4, positive="yes"))
+"""Two synthetic reference tasks (layers B and G; 200 ungrouped yes/no items each, 40% yes for the F1 task)."""
+
+
+def reference_items(folder: Path, tasks: Sequence[ReferenceTask] = REFERENCE) -> Path:
+    """Items files of the synthetic reference tasks (the common item schema, no groups or levels)."""
+    for t, task in enumerate(tasks):
+        items = [Item(id=f"{task.name}:{i:05d}", family=task.name, layer=task.layer, version="synthetic", group=None,
+                      level=None, variation=None, domain=None, state=f"Synthetic reference case {i} of {task.name}.",
+                      question="Does the case qualify?", options=(Option("yes", "it qualifies"),
+                                                                   Option("no", "it does not")),
+                      answer="yes" if (i % 2 == 0 if t == 0 else (i * 7) % 5 < 2) else "no") for i in range(200)]
+        write_items(folder / f"{task.name}.jsonl", items)
+    return folder
+
+
 def build_fixture(root: Path, families: Sequence[str] = FAMILIES, skills: dict[str, float] | None = None,
                   resamples: int = 200, extras: bool = True) -> ReportFixture:
     """Draw, evaluate and score into ``root`` (see the module docstring); ``extras`` adds the permuted,
@@ -127,8 +146,10 @@ def build_fixture(root: Path, families: Sequence[str] = FAMILIES, skills: dict[s
     sys.path.insert(0, str(PLUGINS))
     config = _systems_file(root / "systems.yaml", skills)
     names = ["uniform", *skills]
+    reference = reference_items(root / "reference")
     for name in names:
         evaluate_system(get_system(name, config), items, runs, progress=False)
+        evaluate_system(get_system(name, config), reference, runs, progress=False)
     if HEURISTIC.split(".")[1] in families:
         evaluate_system(get_system(HEURISTIC, config), items, runs, progress=False)
         names.append(HEURISTIC)
@@ -141,7 +162,7 @@ def build_fixture(root: Path, families: Sequence[str] = FAMILIES, skills: dict[s
         evaluate_system(partial, items, runs, tasks=[families[0]], limit=30, progress=False)
         chat_sim(items, runs, families)
         names += ["graded-partial", "chat-sim"]
-    score_runs(runs, items, None, reports, resamples=resamples, tasks=(), partial=extras)
+    score_runs(runs, items, reference, reports, resamples=resamples, tasks=REFERENCE, partial=extras)
     if extras:
         rerun = _systems_file(root / "systems-rerun.yaml", skills, salt="-rerun")
         runs_b = root / "runs-rerun"

@@ -84,6 +84,16 @@ def test_system_page_shows_everything_recorded(built: Built) -> None:
     assert "Partial runs (partial, not comparable)" in partial and "30 of 600" in partial
 
 
+def test_reference_track_shows_layers_and_tasks_with_their_own_metrics(built: Built) -> None:
+    page = text(built, "reference.html")
+    assert ">By layer</h2>" in page and ">Layer B</h2>" in page and ">Layer G</h2>" in page
+    assert "synthetic_refusal (accuracy)" in page and "synthetic_match (f1)" in page
+    assert "synthetic_refusal: b = 50.0" in page and "synthetic_match: b = 57.1" in page  # 2p/(1+p), p = 0.4
+    assert re.search(r"\d+\.\d \u2192 -?\d+\.\d", page)  # v -> score
+    assert '<span class="ci">(2 of 7)</span>' in page
+    assert "(2 of 7 layers)" in text(built, "index.html")
+
+
 def test_charts_say_what_they_show(built: Built) -> None:
     for page in ("families/policy_case.html", "confidence.html", f"systems/{next(iter(SKILLS))}.html"):
         html = text(built, page)
