@@ -121,17 +121,18 @@ def gate_fixture(systems: Sequence[str], families: Sequence[str]) -> dict[str, A
 
 REFERENCE = (ReferenceTask("synthetic_refusal", "B", "accuracy", 0.5),
              ReferenceTask("synthetic_match", "G", "f1", 2 * 0.4 / 1.4, positive="yes"))
-"""Two synthetic reference tasks (layers B and G; 200 ungrouped yes/no items each, 40% yes for the F1 task)."""
+"""Two synthetic reference tasks (layers B, G; 200 ungrouped yes/no items each: half yes for accuracy, 40% for F1)."""
 
 
 def reference_items(folder: Path, tasks: Sequence[ReferenceTask] = REFERENCE) -> Path:
     """Items files of the synthetic reference tasks (the common item schema, no groups or levels)."""
-    for t, task in enumerate(tasks):
+    for task in tasks:
         items = [Item(id=f"{task.name}:{i:05d}", family=task.name, layer=task.layer, version="synthetic", group=None,
                       level=None, variation=None, domain=None, state=f"Synthetic reference case {i} of {task.name}.",
                       question="Does the case qualify?", options=(Option("yes", "it qualifies"),
                                                                    Option("no", "it does not")),
-                      answer="yes" if (i % 2 == 0 if t == 0 else (i * 7) % 5 < 2) else "no") for i in range(200)]
+                      answer="yes" if (i % 2 == 0 if task.metric == "accuracy" else (i * 7) % 5 < 2) else "no")
+                 for i in range(200)]
         write_items(folder / f"{task.name}.jsonl", items)
     return folder
 
