@@ -146,6 +146,13 @@ def test_every_page_loads_without_errors_with_headings_tables_and_charts(driver:
 def test_plots_are_drawn(driver: Any, built: Built, shots: Path, tmp_path: Path) -> None:
     open_page(driver, built, "index.html")
     screenshot(driver, shots / "report-leaderboard.png")
+    open_page(driver, built, "families.html")
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    cell = driver.find_element("css selector", "table.heatmap td.heat[data-tip]")
+    ActionChains(driver).move_to_element(cell).perform()
+    tip = wait(lambda: driver.find_elements("css selector", "#tooltip:not([hidden])"), "the heat map's tooltip")
+    assert "item accuracy" in tip[0].text and "pair accuracy" in tip[0].text
     open_page(driver, built, "families/policy_case.html")
     curves = driver.find_elements("css selector", "svg.chart .curve path")
     assert len(curves) == len(driver.find_elements("css selector", "button.key")) > 3

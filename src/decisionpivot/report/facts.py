@@ -14,8 +14,9 @@ from typing import Any
 
 from decisionpivot.items import LAYERS
 from decisionpivot.report.html import DASH, esc, number
-from decisionpivot.report.inputs import CORE, MACRO, REFERENCE, ReportInputs
+from decisionpivot.report.inputs import ReportInputs
 from decisionpivot.score.reference import SCORE
+from decisionpivot.score.results import CORE, MACRO, REFERENCE
 
 PARTIAL_LABEL = "partial, not comparable"
 

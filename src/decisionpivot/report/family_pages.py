@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from decisionpivot.report.facts import ranked_systems
-from decisionpivot.report.html import Cell, Table, esc, interval, number, paragraph, section, system_link
-from decisionpivot.report.inputs import CORE, UNIFORM_GUESS, ReportInputs
+from decisionpivot.report.html import Cell, Table, esc, number, paragraph, section, system_link
+from decisionpivot.report.inputs import ReportInputs
 from decisionpivot.report.overview import score_cell
 from decisionpivot.report.svg import Curve, IntervalRow, interval_chart, risk_coverage_chart
 from decisionpivot.score import metrics
 from decisionpivot.score.core import CHANCE_METRIC
+from decisionpivot.score.results import CORE, UNIFORM_GUESS
 
 FAMILY_COLUMNS = (
     ("pair_accuracy", "Pair acc."),
@@ -91,11 +92,3 @@ def family_body(inputs: ReportInputs, family: str) -> str:
     return (facts + browse + section("Pair accuracy by system", f"<figure>{chart}</figure>", "pairs")
             + section("All metrics", table.render(), "metrics") + coverage)
 
-
-def family_summary(inputs: ReportInputs, family: str) -> str:
-    """One line for the families index: the best system and its interval."""
-    systems = _by_family_score(inputs, family)
-    if not systems:
-        return "no system scored"
-    best = inputs.get(systems[0], CORE, family, "pair_accuracy")
-    return f"best: {esc(systems[0])} {interval(best.value, best.ci_low, best.ci_high) if best else ''}"

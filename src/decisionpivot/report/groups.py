@@ -130,6 +130,8 @@ def data_files(inputs: ReportInputs, decisive: Mapping[str, FamilyDecisive]) -> 
 
 def browser_body(inputs: ReportInputs) -> str:
     """The controls; groups.js fills the list and the group view."""
+    if not inputs.families:
+        return paragraph("No core family was scored, so there is no contrast group to browse.")
     families = "".join(f'<option value="{esc(f)}">{esc(f)}</option>' for f in inputs.families)
     return (
         paragraph("Choose a family, a level and a filter; open a group to see its members side by side: the "

@@ -63,8 +63,9 @@ class Cell:
     """Render as a row header (``<th scope="row">``)."""
 
 
-def text_cell(text: object, **kwargs: object) -> Cell:
-    return Cell(esc(text), **kwargs)  # type: ignore[arg-type]
+def text_cell(text: object, cls: str = "", header: bool = False) -> Cell:
+    """A cell of plain text (escaped)."""
+    return Cell(esc(text), cls=cls, header=header)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from typing import Any
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.score.answers import TaskAnswers, read_task_answers
 from decisionpivot.score.layout import TaskLayout, read_layout
-from decisionpivot.score.results import CORE, MACRO, REFERENCE, UNIFORM_GUESS
+from decisionpivot.score.results import CORE, UNIFORM_GUESS
 
 SCORE_KEYS = ("system", "track", "task", "level", "metric", "value", "ci_low", "ci_high", "n")
 GATE_DECISIONS = ("automate", "do not automate", "refused")
@@ -366,5 +366,3 @@ def read_inputs(reports: str | Path = "reports", items: str | Path | None = None
         sources=sources,
     )
 
-
-__all__ = ["CORE", "MACRO", "REFERENCE", "UNIFORM_GUESS", "ReportInputs", "Score", "Stability", "read_inputs"]

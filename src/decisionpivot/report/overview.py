@@ -30,11 +30,12 @@ from decisionpivot.report.html import (
     system_link,
     text_cell,
 )
-from decisionpivot.report.inputs import CORE, MACRO, REFERENCE, UNIFORM_GUESS, ReportInputs
+from decisionpivot.report.inputs import ReportInputs
 from decisionpivot.report.svg import reliability_chart
 from decisionpivot.score import metrics
 from decisionpivot.score.core import CHANCE_METRIC, CORE_METRICS
 from decisionpivot.score.reference import SCORE
+from decisionpivot.score.results import CORE, MACRO, REFERENCE, UNIFORM_GUESS
 
 LEADERBOARD = (
     ("pair_accuracy", "Pair acc.", "Share of contrast groups with every member correct (family-macro)"),

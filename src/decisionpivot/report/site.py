@@ -138,7 +138,8 @@ def build_files(inputs: ReportInputs, progress: bool | None = None) -> dict[str,
             decisive[layout.task] = family_decisive(layout.task, layout.items, inputs.manifest)
             bar.update()
         files.update(data_files(inputs, decisive))
-        add("groups.html", "Contrast-group browser", browser_body(inputs), scripts=("assets/groups.js",))
+        add("groups.html", "Contrast-group browser", browser_body(inputs),
+            scripts=("assets/groups.js",) if inputs.families else ())
         bar.update()
     return dict(sorted(files.items()))
 

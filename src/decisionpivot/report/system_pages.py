@@ -3,7 +3,7 @@ recorded for it (option-order robustness, partial runs, stability, certified aut
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -25,11 +25,12 @@ from decisionpivot.report.html import (
     sort_key,
     text_cell,
 )
-from decisionpivot.report.inputs import CORE, MACRO, REFERENCE, UNIFORM_GUESS, ReportInputs
+from decisionpivot.report.inputs import ReportInputs
 from decisionpivot.report.overview import binary_pairs, reliability_of, score_cell
 from decisionpivot.report.svg import IntervalRow, interval_chart, risk_coverage_chart
 from decisionpivot.score.core import CHANCE_METRIC
 from decisionpivot.score.reference import SCORE
+from decisionpivot.score.results import CORE, MACRO, REFERENCE, UNIFORM_GUESS
 
 HEADLINE = (*FAMILY_COLUMNS,)
 
@@ -293,5 +294,3 @@ def system_body(inputs: ReportInputs, facts: SystemFacts, scatter: str | None) -
             + _answer_files(inputs, facts.system) + _operations(inputs, facts) + _robustness(inputs, facts.system)
             + _partial(inputs, facts.system) + _stability(inputs, facts.system))
 
-
-SystemPath = Callable[[str], str]
