@@ -721,6 +721,33 @@ class DP:
         for path in write_gate(gating, Path(out)):
             print(f"wrote {path}")
 
+    def report(self, reports: str = "reports", items: str | None = None, runs: str = "runs", out: str | None = None,
+               gate: str | None = None, stability: str | None = None,
+               partial: str | None = None) -> None:
+        """Write the static HTML report of a scoring: <out>/index.html and its pages (open it in a browser).
+
+        Leaderboard, systems x families heat map, levels, confidence (risk-coverage, reliability, pair
+        direction), reference track, how each system ran, one page per family and per system, and the
+        contrast-group browser. Reads what `dp score` wrote plus the items and answer files it read; works
+        from file:// and any static host (no network); the same inputs give the same bytes.
+
+        Args:
+          reports: the `dp score` output folder (scores.json, scoring.json; partial.csv, gate.json and
+            stability results are shown when there).
+          items: core items folder the scoring read (default datasets/core/<version>).
+          runs: folder of answer files the scoring read.
+          out: folder of the site (default <reports>/site); replaced whole, and only if dp report wrote it.
+          gate: `dp gate`'s gate.json (default <reports>/gate.json if present; --gate "" for none).
+          stability: comma-separated `dp stability` results (stability.json files or their folders;
+            default every <reports>/stability*.json and <reports>/*/stability.json; --stability "" for none).
+          partial: `dp score --partial`'s partial.csv (default <reports>/partial.csv if present; "" for none).
+        """
+        from decisionpivot.report.site import report_site
+
+        built = report_site(reports, items if items else DEFAULT_CORE_DIR, runs, out, gate, stability, partial)
+        print(f"wrote {built.out}/ ({built.pages} pages, {built.files} files, {built.bytes / 1e6:.1f} MB); "
+              f"open {built.out}/index.html")
+
     def repair(self, system: str, runs: str = "runs") -> None:
         """Fold duplicate ids in a system's answer files into one record per id (the original kept as .bak).
 
@@ -818,6 +845,7 @@ CONSTRAINTS: Constraints = {
     "generate": {"out": folder_or_default},  # --out= : the default folder for the seed
     "licenses": {"out": file_or_default},  # --out= : print only
     "sample": {"out": file_or_default, "source": folder_or_default},  # --out names the sampled-answers file
+    "report": {"reports": folder, "gate": file_or_default, "partial": file_or_default},  # "" = none
 }
 """What the annotations cannot say, checked before any verb runs: ``{verb or "*": {parameter: check(s)}}``.
 

@@ -23,10 +23,10 @@ import yaml
 from decisionpivot.generate.registry import families
 
 ROOT = Path(__file__).resolve().parents[2]
-STAGES = ["manifest", "verify", "audit", "score", "licenses", "datasheet"]  # with their upstream stages: all
+STAGES = ["manifest", "verify", "audit", "report", "licenses", "datasheet"]  # with their upstream stages: all
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-VERBS = {"generate", "manifest", "verify", "audit", "evaluate", "score", "licenses", "datasheet", "reconstruct",
-         "gate"}
+VERBS = {"generate", "manifest", "verify", "audit", "evaluate", "score", "report", "licenses", "datasheet",
+         "reconstruct", "gate"}
 CALIBRATION = {"generate-calibration", "evaluate-calibration"}  # `dp generate` / `dp evaluate` on gate.seeds
 
 
@@ -49,7 +49,7 @@ def test_stages_are_the_package_verbs_and_the_fresh_copy_test_covers_all() -> No
     stages = _load("dvc.yaml")["stages"]
     assert set(stages) == VERBS | CALIBRATION
     # Every stage that is not upstream of another one is a target of the reproduction test below.
-    assert set(stages) - {"generate", "evaluate", "reconstruct", "gate"} - CALIBRATION == set(STAGES)
+    assert set(stages) - {"generate", "evaluate", "reconstruct", "gate", "score"} - CALIBRATION == set(STAGES)
 
 
 def test_no_stage_reads_the_reference_folder() -> None:
@@ -82,16 +82,20 @@ def test_datasheet_stage_declares_what_dp_datasheet_reads() -> None:
 
 
 def test_readme_main_command_is_the_pipeline_and_installs_dvc() -> None:
-    """The README's first command runs `dvc repro` in the locked environment, which must bring dvc; the
-    pipeline extra (for installs without the lock) brings it too and the test extra reuses it."""
+    """The README's first command runs `dvc repro` in the main job's locked environment, which must bring dvc
+    and the served decision models; the pipeline extra (for installs without the lock) brings them too and the
+    test extra reuses it."""
     import tomllib
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     commands = [line.strip() for line in readme.splitlines() if line.startswith("    ") and line.strip()]
-    install = "pip install --require-hashes -r requirements.lock && pip install --no-deps -e ."
-    assert commands[:2] == [f"{install} && dvc repro", f"{install} && python -m pytest -n 2"]
-    lock = (ROOT / "requirements.lock").read_text(encoding="utf-8")
-    assert re.search(r"^dvc==\S+ \\$", lock, re.MULTILINE), "the lock the commands install has no dvc"
+    install = "pip install --require-hashes -r {} && pip install --no-deps -e ."
+    assert commands[:2] == [f"{install.format('requirements-main.lock')} && dvc repro",
+                            f"{install.format('requirements.lock')} && python -m pytest -n 2"]
+    for name in ("requirements-main.lock", "requirements.lock"):
+        lock = (ROOT / name).read_text(encoding="utf-8")
+        assert re.search(r"^dvc==\S+ \\$", lock, re.MULTILINE), f"{name} has no dvc"
+        assert re.search(r"^sparrow-decider==\S+ \\$", lock, re.MULTILINE), f"{name} has no sparrow-decider"
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
     assert any(dep.replace(" ", "").startswith("dvc>=") for dep in extras["pipeline"])
     assert "decisionpivot[pipeline]" in extras["test"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +16,7 @@ from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.generate.common.seeding import group_rng
-from decisionpivot.generate.family import LEVELS, FamilyConfig, GroupContractError, check_group
+from decisionpivot.generate.family import LEVELS, FamilyConfig, Group, GroupContractError, check_group
 from decisionpivot.generate.registry import families, family
 from decisionpivot.items import Item, atomic_write_bytes, items_bytes, make_folder, sha256_file
 
@@ -37,8 +37,10 @@ class FamilyDraw:
     """The items in file order."""
 
 
-def draw_family(name: str, seed: int, config: FamilyConfig | None = None) -> FamilyDraw:
-    """Generate all items of one family for ``seed`` (checked against the group contract)."""
+def draw_groups(name: str, seed: int, config: FamilyConfig | None = None) -> Iterator[tuple[str, Group]]:
+    """The contrast groups of one family for ``seed`` in file order, each checked against the group
+    contract, with the id its items carry (``<family>:g<4 digits>``): what :func:`draw_family` numbers
+    into items, and what ``dp report`` reads the declared decisive paths from."""
     spec = family(name)
     config = config if config is not None else spec.config_type()
     if not isinstance(config, spec.config_type):
@@ -48,15 +50,22 @@ def draw_family(name: str, seed: int, config: FamilyConfig | None = None) -> Fam
     per_level = Counter(p.level for p in plans)
     if set(per_level) - set(LEVELS):
         raise GroupContractError(f"{name}: plan uses levels outside 1-3: {sorted(per_level)}")
-    items: list[Item] = []
-    level_items: Counter[int] = Counter()
-    seen_states: dict[str, str] = {}
     for group_number, plan in enumerate(sorted(plans, key=lambda p: (p.level, p.index))):
         rng = group_rng(name, seed, plan.level, plan.index)
         group = spec.build_group(plan, rng, config)
         expected = spec.expected_answers(plan) if spec.expected_answers else None
         check_group(name, plan, group, expected)
-        group_id = f"{name}:g{group_number:04d}"
+        yield f"{name}:g{group_number:04d}", group
+
+
+def draw_family(name: str, seed: int, config: FamilyConfig | None = None) -> FamilyDraw:
+    """Generate all items of one family for ``seed`` (checked against the group contract)."""
+    spec = family(name)
+    config = config if config is not None else spec.config_type()
+    items: list[Item] = []
+    level_items: Counter[int] = Counter()
+    seen_states: dict[str, str] = {}
+    for group_id, group in draw_groups(name, seed, config):
         for member in group.members:
             item = Item(
                 id=f"{name}:{len(items):05d}",

@@ -1,0 +1,368 @@
+"""Reading what the site is built from: ``dp score``'s outputs, the core items and the answer files.
+
+Required: ``<reports>/scores.json`` and ``scoring.json`` (``dp score``), the core items folder the
+scoring read, and the runs folder with every answer file the scoring included (re-read, with the
+scorer's own reader, for per-item probabilities: risk-coverage curves, reliability, pair direction and
+the group browser). Optional, shown when present: ``partial.csv`` (``dp score --partial``),
+``gate.json`` (``dp gate``), ``stability.json`` files (``dp stability``), option-order robustness
+(recorded in ``scoring.json``). Every problem is a :class:`~decisionpivot.errors.DecisionPivotError`
+naming the file.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.score.answers import TaskAnswers, read_task_answers
+from decisionpivot.score.layout import TaskLayout, read_layout
+from decisionpivot.score.results import CORE, UNIFORM_GUESS
+
+SCORE_KEYS = ("system", "track", "task", "level", "metric", "value", "ci_low", "ci_high", "n")
+GATE_DECISIONS = ("automate", "do not automate", "refused")
+
+Key = tuple[str, str, str, int | None, str]
+"""(system, track, task, level, metric) of a score record."""
+
+
+@dataclass(frozen=True)
+class Score:
+    """One record of ``scores.json`` (0-100 scale)."""
+
+    value: float | None
+    """Point estimate, None when undefined."""
+    ci_low: float | None
+    """Lower end of the 95% interval, None without one."""
+    ci_high: float | None
+    """Upper end."""
+    n: int
+    """Units averaged over (items, groups, families, layers...)."""
+
+
+@dataclass(frozen=True)
+class Stability:
+    """One ``dp stability`` result as written to its ``stability.json``."""
+
+    path: Path
+    """The file it was read from."""
+    record: Mapping[str, Any]
+    """Its content (``a``, ``b``, ``rho``, ``rho_ci``, ``changes``, ``churn``, ``reasoning``...)."""
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    """Everything the site shows, read and checked."""
+
+    reports: Path
+    """The ``dp score`` output folder."""
+    scores: Mapping[Key, Score]
+    """Every score record by key."""
+    scoring: Mapping[str, Any]
+    """``scoring.json``."""
+    layouts: tuple[TaskLayout, ...]
+    """Core families in the scoring's order."""
+    answers: Mapping[tuple[str, str], TaskAnswers]
+    """(system, family) -> the answers the scoring included."""
+    manifest: Mapping[str, Any] | None
+    """The items folder's MANIFEST.json, if any."""
+    partial: tuple[Mapping[str, Any], ...] = ()
+    """Rows of ``partial.csv`` (partial, not comparable)."""
+    gate: Mapping[str, Any] | None = None
+    """``gate.json`` when given or found."""
+    stability: tuple[Stability, ...] = ()
+    """``dp stability`` results given or found."""
+    sources: Mapping[str, str] = field(default_factory=dict)
+    """What each input was (for the site's footer): name -> path as given."""
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        return tuple(self.scoring.get("systems", ()))
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        return tuple(self.scoring.get("core_tasks", ()))
+
+    @property
+    def reference_tasks(self) -> tuple[str, ...]:
+        return tuple(self.scoring.get("reference_tasks", ()))
+
+    def get(self, system: str, track: str, task: str, metric: str, level: int | None = None) -> Score | None:
+        return self.scores.get((system, track, task, level, metric))
+
+    def value(self, system: str, track: str, task: str, metric: str, level: int | None = None) -> float | None:
+        score = self.get(system, track, task, metric, level)
+        return None if score is None else score.value
+
+    def layout(self, family: str) -> TaskLayout:
+        return next(layout for layout in self.layouts if layout.task == family)
+
+    def scored_families(self, system: str) -> list[str]:
+        """Core families with answers included for ``system``, in the scoring's order."""
+        return [f for f in self.families if (system, f) in self.answers]
+
+    def operations(self, system: str) -> Mapping[str, Any]:
+        return next((o for o in self.scoring.get("operations", ()) if o.get("system") == system), {})
+
+    def answer_files(self, system: str) -> list[Mapping[str, Any]]:
+        return [a for a in self.scoring.get("answer_files", ()) if a.get("system") == system]
+
+    def exclusions(self, system: str) -> list[Mapping[str, Any]]:
+        return [x for x in self.scoring.get("exclusions", ()) if x.get("system") == system]
+
+    def robustness(self, system: str | None = None) -> list[Mapping[str, Any]]:
+        rows = list(self.scoring.get("robustness", ()))
+        return rows if system is None else [r for r in rows if r.get("system") == system]
+
+    def partial_rows(self, system: str | None = None) -> list[Mapping[str, Any]]:
+        return list(self.partial) if system is None else [r for r in self.partial if r.get("system") == system]
+
+    def gate_system(self, system: str) -> Mapping[str, Any] | None:
+        if self.gate is None:
+            return None
+        entry = self.gate.get("systems", {}).get(system)
+        return entry if isinstance(entry, Mapping) else None
+
+    def meta(self, system: str) -> Mapping[str, Any]:
+        """The meta file of the system's first included answer file (its config, readout...), or {}."""
+        for family in self.families:
+            answers = self.answers.get((system, family))
+            if answers is not None:
+                return answers.meta
+        return {}
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DecisionPivotError(f"{path}: not found ({what})") from None
+    except IsADirectoryError:
+        raise DecisionPivotError(f"{path}: is a folder, expected {what}") from None
+    except json.JSONDecodeError as exc:
+        raise DecisionPivotError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})") from None
+    except UnicodeDecodeError as exc:
+        raise DecisionPivotError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise DecisionPivotError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
+def _number(value: Any, where: str, name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise DecisionPivotError(f"{where}: field {name!r}: expected a finite number or null, found {value!r}")
+    return float(value)
+
+
+def read_scores(path: Path) -> dict[Key, Score]:
+    """``scores.json``: a list of flat records (see decisionpivot.score.report)."""
+    records = _read_json(path, "the scores `dp score` writes")
+    if not isinstance(records, list):
+        raise DecisionPivotError(f"{path}: expected a JSON list of score records, found {type(records).__name__}")
+    scores: dict[Key, Score] = {}
+    for i, record in enumerate(records):
+        where = f"{path}: record {i + 1}"
+        if not isinstance(record, dict) or set(SCORE_KEYS) - set(record):
+            raise DecisionPivotError(f"{where}: expected an object with keys {', '.join(SCORE_KEYS)}")
+        level = record["level"]
+        if level is not None and (isinstance(level, bool) or not isinstance(level, int)):
+            raise DecisionPivotError(f"{where}: field 'level': expected an integer or null, found {level!r}")
+        names = [record[k] for k in ("system", "track", "task", "metric")]
+        if not all(isinstance(v, str) for v in names):
+            raise DecisionPivotError(f"{where}: system, track, task and metric must be strings")
+        n = record["n"]
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise DecisionPivotError(f"{where}: field 'n': expected an integer, found {n!r}")
+        key = (names[0], names[1], names[2], level, names[3])
+        scores[key] = Score(*(_number(record[k], where, k) for k in ("value", "ci_low", "ci_high")), n)
+    return scores
+
+
+def read_scoring(path: Path) -> dict[str, Any]:
+    scoring = _read_json(path, "the scoring metadata `dp score` writes")
+    if not isinstance(scoring, dict):
+        raise DecisionPivotError(f"{path}: expected a JSON object, found {type(scoring).__name__}")
+    for key, kind in (("systems", list), ("core_tasks", list), ("reference_tasks", list), ("exclusions", list)):
+        if not isinstance(scoring.get(key), kind):
+            raise DecisionPivotError(f"{path}: no {key!r} list (written by an older `dp score`? score again)")
+    return scoring
+
+
+def read_partial(path: Path) -> tuple[dict[str, Any], ...]:
+    """``partial.csv`` rows with numbers parsed (empty cells None)."""
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise DecisionPivotError(f"{path}: cannot read the partial scores ({exc})") from None
+    parsed = []
+    for number, row in enumerate(rows, start=2):
+        out: dict[str, Any] = {}
+        for key, text in row.items():
+            if key in ("system", "task"):
+                out[key] = text
+                continue
+            try:
+                out[key] = None if text in ("", None) else float(text)
+            except ValueError:
+                raise DecisionPivotError(f"{path}:{number}: column {key!r}: expected a number, "
+                                         f"found {text!r}") from None
+        parsed.append(out)
+    return tuple(parsed)
+
+
+def _fraction(value: Any, where: str) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1):
+        raise DecisionPivotError(f"{where}: expected a fraction in [0, 1] or null, found {value!r}")
+
+
+def _check_gate_entry(entry: Any, where: str) -> None:
+    if not isinstance(entry, dict):
+        raise DecisionPivotError(f"{where}: expected an object")
+    if entry.get("decision") not in GATE_DECISIONS:
+        raise DecisionPivotError(f"{where}: 'decision' must be one of {', '.join(GATE_DECISIONS)}, "
+                                 f"found {entry.get('decision')!r}")
+    for key in ("threshold", "risk_bound", "expected_coverage"):
+        _fraction(entry.get(key), f"{where}.{key}")
+    release = entry.get("release")
+    if release is not None:
+        if not isinstance(release, dict):
+            raise DecisionPivotError(f"{where}.release: expected an object")
+        for key in ("risk", "coverage", "retrospective_coverage"):
+            _fraction(release.get(key), f"{where}.release.{key}")
+
+
+def read_gate(path: Path) -> dict[str, Any]:
+    """``gate.json`` (``dp gate``), checked against the contract the report reads (fractions in [0, 1])."""
+    gate = _read_json(path, "the certified automation figures `dp gate` writes")
+    if not isinstance(gate, dict) or not isinstance(gate.get("systems"), dict):
+        raise DecisionPivotError(f"{path}: expected an object with a 'systems' object")
+    for system, entry in gate["systems"].items():
+        where = f"{path}: systems.{system}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("families", {}), dict):
+            raise DecisionPivotError(f"{where}: expected an object with a 'families' object")
+        for family, family_entry in entry.get("families", {}).items():
+            _check_gate_entry(family_entry, f"{where}.families.{family}")
+        if entry.get("pooled") is not None:
+            _check_gate_entry(entry["pooled"], f"{where}.pooled")
+        for key in ("certified_coverage_macro", "retrospective_coverage_macro"):
+            _fraction(entry.get(key), f"{where}.{key}")
+    return gate
+
+
+def read_stability(path: Path) -> Stability:
+    record = _read_json(path, "the figures `dp stability` writes")
+    if not isinstance(record, dict) or not isinstance(record.get("changes"), list) or "rho" not in record:
+        raise DecisionPivotError(f"{path}: expected a `dp stability` result (an object with 'rho' and 'changes')")
+    return Stability(path, record)
+
+
+def find_stability(reports: Path) -> list[Path]:
+    """``stability.json`` files under the reports folder (``dp stability``'s default is reports/stability/)."""
+    return sorted(reports.glob("stability*.json")) + sorted(reports.glob("*/stability.json"))
+
+
+def _stability_file(path: Path) -> Path:
+    """A ``stability.json``, or the folder ``dp stability --out`` wrote it into."""
+    file = path / "stability.json" if path.is_dir() else path
+    if not file.exists():
+        raise DecisionPivotError(f"{file}: not found (a `dp stability` result: its stability.json or its --out folder)")
+    return file
+
+
+def _optional(value: str | None, default: Path) -> Path | None:
+    """None/'auto': the default if it exists; '': none; else the path, which must exist."""
+    if value is None:
+        return default if default.exists() else None
+    if str(value).strip() == "":
+        return None
+    path = Path(value)
+    if not path.exists():
+        raise DecisionPivotError(f"{path}: not found")
+    return path
+
+
+def _core_layouts(items: Path, families: Sequence[str], scoring_path: Path) -> list[TaskLayout]:
+    if not items.is_dir():
+        raise DecisionPivotError(f"{items}: no core items folder (pass --items, the folder `dp score` read)")
+    layouts = []
+    for family in families:
+        path = items / f"{family}.jsonl"
+        if not path.exists():
+            raise DecisionPivotError(f"{path}: not found, but {scoring_path} scored family {family!r} "
+                                     "(pass --items, the folder `dp score` read)")
+        layouts.append(read_layout(path))
+    return layouts
+
+
+def _read_answers(runs: Path, systems: Iterable[str], layouts: Sequence[TaskLayout],
+                  scores: Mapping[Key, Score], scores_path: Path) -> dict[tuple[str, str], TaskAnswers]:
+    answers = {}
+    for system in systems:
+        for layout in layouts:
+            if (system, CORE, layout.task, None, "item_accuracy") not in scores:
+                continue  # excluded for this system: no answers to show
+            path = runs / system / f"{layout.task}.jsonl"
+            if not path.exists():
+                raise DecisionPivotError(f"{path}: not found, but {scores_path} has scores of {system} on "
+                                         f"{layout.task} (pass --runs, the folder `dp score` read)")
+            answers[(system, layout.task)] = read_task_answers(path, layout, system)
+    return answers
+
+
+def _manifest(items: Path) -> dict[str, Any] | None:
+    path = items / "MANIFEST.json"
+    if not path.exists():
+        return None
+    manifest = _read_json(path, "the items manifest")
+    return manifest if isinstance(manifest, dict) else None
+
+
+def read_inputs(reports: str | Path = "reports", items: str | Path | None = None, runs: str | Path = "runs",
+                gate: str | None = None, stability: Sequence[str] | None = None,
+                partial: str | None = None) -> ReportInputs:
+    """Read and check every input; ``gate``/``partial`` None look in ``reports`` (an empty string: none),
+    ``stability`` None finds ``stability*.json`` and ``*/stability.json`` there (an empty list: none)."""
+    reports = Path(reports)
+    if not reports.is_dir():
+        raise DecisionPivotError(f"{reports}: no reports folder (run `dp score` first, or pass --reports)")
+    scores_path, scoring_path = reports / "scores.json", reports / "scoring.json"
+    scores = read_scores(scores_path)
+    scoring = read_scoring(scoring_path)
+    if items is None:
+        raise DecisionPivotError("no core items folder given (--items)")
+    items = Path(items)
+    layouts = _core_layouts(items, scoring["core_tasks"], scoring_path)
+    runs = Path(runs)
+    if layouts and not runs.is_dir():
+        raise DecisionPivotError(f"{runs}: no runs folder (pass --runs, the folder `dp score` read)")
+    systems = [s for s in scoring["systems"] if s != UNIFORM_GUESS]
+    answers = _read_answers(runs, systems, layouts, scores, scores_path)
+    gate_path = _optional(gate, reports / "gate.json")
+    partial_path = _optional(partial, reports / "partial.csv")
+    if stability is None:
+        stability_paths = find_stability(reports)
+    else:
+        stability_paths = [_stability_file(Path(s)) for s in stability if str(s).strip()]
+    sources = {"reports": str(reports), "items": str(items), "runs": str(runs)}
+    if gate_path is not None:
+        sources["gate"] = str(gate_path)
+    return ReportInputs(
+        reports=reports,
+        scores=scores,
+        scoring=scoring,
+        layouts=tuple(layouts),
+        answers=answers,
+        manifest=_manifest(items),
+        partial=read_partial(partial_path) if partial_path is not None else (),
+        gate=read_gate(gate_path) if gate_path is not None else None,
+        stability=tuple(read_stability(p) for p in stability_paths),
+        sources=sources,
+    )
+

@@ -1,0 +1,195 @@
+"""``dp report``: build the whole site in memory, then put it in place in one rename.
+
+The site is written to a fresh folder beside ``out`` and swapped in only when complete, so a crash never
+leaves half a site, and files of an earlier build that this one does not write do not linger. A folder
+at ``out`` that ``dp report`` did not write (no :data:`MARKER` file) is never replaced. The same inputs
+give the same bytes: pages are rendered from sorted data with fixed number formats, no clock is read,
+and nothing depends on the process's hash seed, locale or platform.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from tqdm import tqdm
+
+from decisionpivot import BENCHMARK_VERSION, __version__
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.items import atomic_write_bytes, make_folder
+from decisionpivot.report.decisive import FamilyDecisive, family_decisive
+from decisionpivot.report.facts import SystemFacts, system_facts
+from decisionpivot.report.family_pages import family_body
+from decisionpivot.report.groups import browser_body, data_files
+from decisionpivot.report.html import SiteInfo, esc, page
+from decisionpivot.report.inputs import ReportInputs, read_inputs
+from decisionpivot.report.overview import (
+    binary_pairs,
+    confidence_body,
+    heatmap_body,
+    leaderboard_body,
+    levels_body,
+    reference_body,
+    reference_metric_names,
+)
+from decisionpivot.report.recorded_pages import gate_body, runs_body, stability_body
+from decisionpivot.report.svg import direction_scatter
+from decisionpivot.report.system_pages import system_body
+
+MARKER = ".dp-report"
+"""File in the site's root naming what wrote it; only such a folder is replaced by a new build."""
+ASSETS = ("style.css", "chart.css", "report.js", "groups.js")
+SITE_TITLE = "DecisionPivot report"
+
+
+@dataclass(frozen=True)
+class BuiltSite:
+    """What a build wrote."""
+
+    out: Path
+    """The site's folder."""
+    files: int
+    """Files written."""
+    bytes: int
+    """Their total size."""
+    pages: int
+    """HTML pages among them."""
+
+
+def asset(name: str) -> bytes:
+    return resources.files("decisionpivot.report").joinpath("assets", name).read_bytes()
+
+
+def standalone_svg(svg: str) -> bytes:
+    """An SVG file for ``<img>``: the chart stylesheet embedded (page CSS does not reach inside an image)."""
+    style = asset("chart.css").decode("utf-8")
+    head, rest = svg.split(">", 1)
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n' + head + f"><style>{style}</style>" + rest + "\n").encode()
+
+
+def _footer(inputs: ReportInputs) -> str:
+    scoring = inputs.scoring
+    version = (inputs.manifest or {}).get("version", "?") if inputs.manifest else "?"
+    sources = ", ".join(f"{esc(k)} <code>{esc(v)}</code>" for k, v in inputs.sources.items())
+    return (f"<p>Built by <code>dp report</code> (decisionpivot {esc(__version__)}; core items version "
+            f"{esc(version)}, this package draws {esc(BENCHMARK_VERSION)}) from {sources}. Scores as "
+            f"<code>dp score</code> computed them: {esc(scoring.get('resamples', '?'))} bootstrap resamples, seed "
+            f"{esc(scoring.get('seed', '?'))}. The same inputs give the same bytes.</p>")
+
+
+def build_files(inputs: ReportInputs, progress: bool | None = None) -> dict[str, bytes]:
+    """Every file of the site: path inside the site -> bytes."""
+    extra = []
+    if inputs.stability:
+        extra.append(("stability.html", "Stability"))
+    if inputs.gate is not None:
+        extra.append(("gate.html", "Gate"))
+    site = SiteInfo(SITE_TITLE, _footer(inputs), tuple(extra))
+    facts: dict[str, SystemFacts] = {s: system_facts(inputs, s) for s in inputs.systems if s != "uniform-guess"}
+    files: dict[str, bytes] = {f"assets/{name}": asset(name) for name in ASSETS}
+    files[MARKER] = f"site written by dp report (decisionpivot {__version__})\n".encode()
+
+    def add(path: str, title: str, body: str, scripts: Sequence[str] = (), description: str = "") -> None:
+        files[path] = page(site, path, title, body, scripts, description).encode("utf-8")
+
+    steps = 7 + len(inputs.families) * 2 + len(facts)
+    with tqdm(total=steps, desc="report", unit="page", disable=None if progress is None else not progress,
+              leave=False) as bar:
+        add("index.html", "Leaderboard", leaderboard_body(inputs, facts),
+            description="DecisionPivot leaderboard with 95% intervals")
+        bar.update()
+        add("families.html", "Systems by family", heatmap_body(inputs))
+        bar.update()
+        for family in inputs.families:
+            add(f"families/{family}.html", f"Family {family}", family_body(inputs, family))
+            bar.update()
+        add("levels.html", "Results by level", levels_body(inputs))
+        bar.update()
+        scatters: dict[str, str] = {}
+        for system in facts:
+            minus, plus = binary_pairs(inputs, system)
+            if plus.size:
+                path = f"figures/pair_direction/{system}.svg"
+                files[path] = standalone_svg(direction_scatter(
+                    minus, plus, "dir", f"Pair direction: {system}",
+                    f"p(yes) on the yes member against the no member for {plus.size} binary pairs of {system}."))
+                scatters[system] = path
+        add("confidence.html", "Confidence: calibration, coverage, pair direction",
+            confidence_body(inputs, lambda s: scatters[s]))
+        bar.update()
+        add("reference.html", "Reference track", reference_body(inputs, reference_metric_names(inputs)))
+        add("runs.html", "How the systems ran", runs_body(inputs, facts))
+        bar.update()
+        for system, f in facts.items():
+            add(f"systems/{system}.html", f"System {system}", system_body(inputs, f, "../" + scatters[system]
+                                                                          if system in scatters else None))
+            bar.update()
+        if inputs.stability:
+            add("stability.html", "Stability across versions and fresh draws", stability_body(inputs))
+        if inputs.gate is not None:
+            add("gate.html", "Certified automation (dp gate)", gate_body(inputs))
+        decisive: dict[str, FamilyDecisive] = {}
+        for layout in inputs.layouts:
+            decisive[layout.task] = family_decisive(layout.task, layout.items, inputs.manifest)
+            bar.update()
+        files.update(data_files(inputs, decisive))
+        add("groups.html", "Contrast-group browser", browser_body(inputs),
+            scripts=("assets/groups.js",) if inputs.families else ())
+        bar.update()
+    return dict(sorted(files.items()))
+
+
+def _replace(out: Path, files: Mapping[str, bytes]) -> None:
+    """Write ``files`` into a fresh folder beside ``out`` and swap it in (see the module docstring)."""
+    if out.exists() and not out.is_dir():
+        raise DecisionPivotError(f"{out}: exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
+        raise DecisionPivotError(f"{out}: exists and is not a site `dp report` wrote (no {MARKER}); choose another "
+                                 "--out or remove it")
+    make_folder(out.parent)
+    try:
+        fresh = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".new", dir=out.parent))
+    except OSError as exc:
+        raise DecisionPivotError(f"cannot write {out}: {exc.strerror or exc} in {out.parent}") from None
+    try:
+        for name, data in files.items():
+            atomic_write_bytes(fresh / name, data)
+            os.chmod(fresh / name, 0o644)  # temporary files are private; a site is for reading
+        for folder in [fresh, *(p for p in fresh.rglob("*") if p.is_dir())]:
+            os.chmod(folder, 0o755)
+        old = None
+        if out.exists():
+            old = out.with_name(f".{out.name}.{os.getpid()}.old")
+            os.replace(out, old)
+        os.replace(fresh, out)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _names(value: str | Sequence[str] | None) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return [str(v) for v in value]
+
+
+def report_site(reports: str | Path = "reports", items: str | Path | None = None, runs: str | Path = "runs",
+                out: str | Path | None = None, gate: str | None = None,
+                stability: str | Sequence[str] | None = None, partial: str | None = None,
+                progress: bool | None = None) -> BuiltSite:
+    """Read the inputs (:func:`decisionpivot.report.inputs.read_inputs`), build and write the site."""
+    inputs = read_inputs(reports, items, runs, gate, _names(stability), partial)
+    folder = Path(out) if out is not None else Path(reports) / "site"
+    files = build_files(inputs, progress)
+    _replace(folder, files)
+    return BuiltSite(folder, len(files), sum(len(d) for d in files.values()),
+                     sum(1 for name in files if name.endswith(".html")))

@@ -1,0 +1,261 @@
+"""`dp report` without a browser: what the pages say, determinism, optional inputs, errors, atomic replacement."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from decisionpivot.cli import main
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.report import site as site_module
+from decisionpivot.report.groups import GROUPS_PER_CHUNK
+from decisionpivot.report.inputs import read_inputs
+from decisionpivot.report.site import MARKER, build_files, report_site
+from tests.report.conftest import Built
+from tests.report.fixture import FAMILIES, HEURISTIC, SKILLS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def text(built: Built, page: str) -> str:
+    return (built.site.out / page).read_text(encoding="utf-8")
+
+
+def data(built: Built, name: str) -> dict:
+    raw = (built.site.out / "data" / f"{name}.js").read_text(encoding="utf-8")
+    match = re.fullmatch(r'DP\.load\("([^"]+)",(.*)\);\n', raw, re.S)
+    assert match and match[1] == name
+    return json.loads(match[2])
+
+
+def test_every_page_and_data_file_is_written(built: Built) -> None:
+    out = built.site.out
+    for page in ("index.html", "families.html", "levels.html", "confidence.html", "reference.html", "runs.html",
+                 "groups.html", "stability.html", "gate.html", MARKER):
+        assert (out / page).is_file(), page
+    for family in FAMILIES:
+        assert (out / "families" / f"{family}.html").is_file()
+        assert (out / "data" / "family" / f"{family}.js").is_file()
+        groups = len(data(built, f"family/{family}")["groups"])
+        chunks = sorted((out / "data" / "items").glob(f"{family}-*.js"))
+        assert len(chunks) == -(-groups // GROUPS_PER_CHUNK)
+    for system in built.fixture.systems:
+        assert (out / "systems" / f"{system}.html").is_file(), system
+    assert all(oct(p.stat().st_mode)[-3:] == "644" for p in out.rglob("*") if p.is_file())
+
+
+def test_leaderboard_separates_full_systems_from_heuristics_and_partial_runs(built: Built) -> None:
+    page = text(built, "index.html")
+    full, _, other = page.partition("Scored on fewer families")
+    for system in ("graded-0.90", "graded-0.75", "graded-0.60", "uniform", "chat-sim"):
+        assert f">{system}</a>" in full
+    assert f">{HEURISTIC}</a>" in other and ">graded-partial</a>" in other
+    assert "uniform guessing (expected)" in full and 'class="pinned"' in full
+    # ranked by pair accuracy, with intervals
+    order = [m for m in re.findall(r'systems/([^"]+)\.html', full) if m in SKILLS]
+    assert order == sorted(SKILLS, key=SKILLS.get, reverse=True)
+    assert re.search(r'\d+\.\d <span class="ci">\[\d+\.\d, \d+\.\d\]</span>', full)
+    assert "partial, not comparable" in other and "answers only fact_answerable" in other
+    assert "2 failed predictions" not in full  # chat-sim failed 1 + 1 per family
+    assert re.search(r"\d+ failed predictions \(counted as incorrect; 1 input restrictions\)", full)
+    assert "chat/verbalised" in full and "@ 8 (adaptive)" in full  # latency with its in-flight limit
+    assert "Certified cov." in full  # the gate column, gate.json being there
+
+
+def test_system_page_shows_everything_recorded(built: Built) -> None:
+    page = text(built, "systems/chat-sim.html")
+    for heading in ("Headline", "Families", "Levels", "Confidence", "Coverage: risk-coverage curves",
+                    "Errors and answer files", "How it ran"):
+        assert f">{heading}</h2>" in page, heading
+    assert "Mean tokens" in page and "Closed %" in page and "sim-7b" in page and "SIM_API_KEY" in page
+    graded = text(built, f"systems/{next(iter(SKILLS))}.html")
+    for heading in ("Option-order robustness", "Stability across versions and fresh draws",
+                    "Certified automation (dp gate)"):
+        assert f">{heading}</h2>" in graded, heading
+    assert "figures/pair_direction/" in graded and 'alt="Pair direction of' in graded
+    partial = text(built, "systems/graded-partial.html")
+    assert "Partial runs (partial, not comparable)" in partial and "30 of 600" in partial
+
+
+def test_reference_track_shows_layers_and_tasks_with_their_own_metrics(built: Built) -> None:
+    page = text(built, "reference.html")
+    assert ">By layer</h2>" in page and ">Layer B</h2>" in page and ">Layer G</h2>" in page
+    assert "synthetic_refusal (accuracy)" in page and "synthetic_match (f1)" in page
+    assert "synthetic_refusal: b = 50.0" in page and "synthetic_match: b = 57.1" in page  # 2p/(1+p), p = 0.4
+    assert re.search(r"\d+\.\d \u2192 -?\d+\.\d", page)  # v -> score
+    assert '<span class="ci">(2 of 7)</span>' in page
+    assert "(2 of 7 layers)" in text(built, "index.html")
+
+
+def test_charts_say_what_they_show(built: Built) -> None:
+    for page in ("families/policy_case.html", "confidence.html", f"systems/{next(iter(SKILLS))}.html"):
+        html = text(built, page)
+        svgs = re.findall(r'<svg class="chart".*?</svg>', html, re.S)
+        assert svgs, page
+        for svg in svgs:
+            assert re.search(r'role="img" aria-labelledby="(\S+)-t \1-d"', svg)
+            assert re.search(r"<title id=\"[^\"]+\">[^<]+</title><desc id=\"[^\"]+\">[^<]{20,}</desc>", svg)
+        assert all(re.search(r'alt="[^"]{20,}"', img) for img in re.findall(r"<img [^>]+>", html))
+    family = text(built, "families/policy_case.html")
+    assert family.count('<g class="curve"') == len(data(built, "family/policy_case")["systems"])
+    assert 'class="c05"' in family
+
+
+def test_browser_data_holds_probabilities_correctness_and_decisive_paths(built: Built) -> None:
+    inputs = read_inputs(built.fixture.reports, built.fixture.items, built.fixture.runs)
+    index = data(built, "family/policy_case")
+    layout = inputs.layout("policy_case")
+    assert [i["id"] for i in index["items"]] == list(layout.item_ids)
+    assert {len(g["members"]) for g in index["groups"]} <= {2, 3} and len(index["groups"]) == layout.groups
+    system = index["systems"][0]
+    answers = inputs.answers[(system, "policy_case")]
+    code = index["p"][system]
+    assert len(code) == 2 * int(layout.option_count.sum())
+    first = [int(code[k:k + 2], 36) / 1000 for k in range(0, 6, 2)]
+    assert first == pytest.approx(answers.probabilities[0, :3].tolist(), abs=5e-4)
+    assert index["correct"][system] == "".join("f" if f else "1" if c else "0"
+                                               for f, c in zip(answers.failed, answers.correct, strict=True))
+    chunk = data(built, "items/policy_case-0")
+    group = index["groups"][0]
+    assert group["id"] in chunk["decisive"] and chunk["decisive"][group["id"]]["paths"]
+    assert "redrawn and checked" in chunk["note"]
+    member_marks = [chunk["items"][index["items"][m]["id"]]["marks"] for m in group["members"]]
+    assert all(member_marks)  # every member's rendered state has a highlighted difference
+    binary = data(built, "family/fact_answerable")
+    assert all(g["binary"] for g in binary["groups"]) and set(binary["direction"][system]) <= {"0", "1"}
+
+
+def _site_bytes(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_same_inputs_same_bytes_under_another_hash_seed_and_locale(built: Built, tmp_path: Path) -> None:
+    first = _site_bytes(built.site.out)
+    again = build_files(read_inputs(built.fixture.reports, built.fixture.items, built.fixture.runs), progress=False)
+    assert {k: v for k, v in again.items()} == first
+    out = tmp_path / "site"
+    env = {**os.environ, "PYTHONHASHSEED": "12345", "LC_ALL": "C.UTF-8", "TZ": "Pacific/Auckland"}
+    code = (f"from decisionpivot.report.site import report_site; report_site({str(built.fixture.reports)!r}, "
+            f"{str(built.fixture.items)!r}, {str(built.fixture.runs)!r}, {str(out)!r}, progress=False)")
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT)
+    assert _site_bytes(out) == first
+
+
+def test_optional_inputs_can_be_left_out(built: Built, tmp_path: Path) -> None:
+    f = built.fixture
+    plain = report_site(f.reports, f.items, f.runs, tmp_path / "plain", gate="", stability="", partial="",
+                        progress=False)
+    files = {p.name for p in plain.out.iterdir()}
+    assert "gate.html" not in files and "stability.html" not in files
+    index = (plain.out / "index.html").read_text(encoding="utf-8")
+    assert "Certified cov." not in index and "Gate</a>" not in index
+    assert ">Partial runs (partial, not comparable)</h2>" not in (plain.out / "runs.html").read_text(encoding="utf-8")
+    assert ">Partial runs (partial, not comparable)</h2>" in text(built, "runs.html")
+    explicit = report_site(f.reports, f.items, f.runs, tmp_path / "explicit", gate=str(f.reports / "gate.json"),
+                           stability=str(f.reports / "stability"), progress=False)
+    assert (explicit.out / "gate.html").is_file() and (explicit.out / "stability.html").is_file()
+
+
+def test_edited_items_lose_their_declared_paths_but_keep_the_highlight(built: Built, tmp_path: Path) -> None:
+    from decisionpivot.items import read_items
+    from decisionpivot.report.decisive import family_decisive
+
+    items = read_items(built.fixture.items / "fact_answerable.jsonl")
+    manifest = json.loads((built.fixture.items / "MANIFEST.json").read_text())
+    assert len(family_decisive("fact_answerable", items, manifest).groups) == 300
+    edited = [items[0].__class__(**{**items[0].__dict__, "state": str(items[0].state) + " (edited)"}), *items[1:]]
+    result = family_decisive("fact_answerable", edited, manifest)
+    assert not result.groups and "differ from what seed" in result.note
+    assert "no MANIFEST.json" in family_decisive("fact_answerable", items, None).note
+    older = {**manifest, "version": "1.1"}
+    assert "core 1.1 items" in family_decisive("fact_answerable", items, older).note
+
+
+def test_difference_ranges_mark_the_changed_words_only() -> None:
+    from decisionpivot.report.decisive import difference_ranges, member_differences
+
+    a = "Rooms:\n- Studio: 24 seats\nTime: 10:00-10:49\nEnd.\n"
+    b = "Rooms:\n- Studio: 24 seats\nTime: 10:00-10:48\nEnd.\n"
+    ranges_a, ranges_b = difference_ranges(a, b)
+    assert [a[s:e] for s, e in ranges_a] == ["49"] and [b[s:e] for s, e in ranges_b] == ["48"]
+    marks = member_differences([a, b, a.replace("End.", "Stop.")])
+    assert [a[s:e] for s, e in marks[0]] == ["49", "End"]
+    assert [b[s:e] for s, e in marks[1]] == ["48"]
+    inserted = member_differences(["one\ntwo\n", "one\nnew line\ntwo\n"])
+    assert inserted[0] == [] and inserted[1] == [(4, 13)]
+
+
+def test_bad_inputs_are_one_line_errors(built: Built, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = built.fixture
+    with pytest.raises(DecisionPivotError, match=r"scores\.json: not found"):
+        read_inputs(tmp_path, f.items, f.runs)
+    broken = tmp_path / "reports"
+    shutil.copytree(f.reports, broken, ignore=shutil.ignore_patterns("site"))
+    gate = json.loads((broken / "gate.json").read_text())
+    next(iter(gate["systems"].values()))["certified_coverage_macro"] = 35.0  # a percentage, not a fraction
+    (broken / "gate.json").write_text(json.dumps(gate))
+    with pytest.raises(DecisionPivotError, match=r"gate\.json: systems\.\S+\.certified_coverage_macro: expected a "
+                                                 r"fraction in \[0, 1\]"):
+        read_inputs(broken, f.items, f.runs)
+    (broken / "scores.json").write_text("[{\"system\": 1}]")
+    with pytest.raises(DecisionPivotError, match=r"scores\.json: record 1: expected an object with keys"):
+        read_inputs(broken, f.items, f.runs)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", "--reports", str(tmp_path / "nowhere"), "--items", str(f.items), "--runs", str(f.runs)])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.startswith("error: ")
+    empty_runs = tmp_path / "runs"
+    empty_runs.mkdir()
+    with pytest.raises(DecisionPivotError, match=r"runs/chat-sim/fact_answerable\.jsonl: not found, but .*scores"):
+        read_inputs(f.reports, f.items, empty_runs)
+
+
+def test_a_folder_not_written_by_dp_report_is_never_replaced(built: Built, tmp_path: Path) -> None:
+    f = built.fixture
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "notes.txt").write_text("mine")
+    with pytest.raises(DecisionPivotError, match="is not a site `dp report` wrote"):
+        report_site(f.reports, f.items, f.runs, precious, progress=False)
+    assert (precious / "notes.txt").read_text() == "mine"
+
+
+def test_a_crash_while_writing_leaves_the_previous_site(built: Built, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    f = built.fixture
+    out = tmp_path / "site"
+    report_site(f.reports, f.items, f.runs, out, progress=False)
+    before = _site_bytes(out)
+    (out / "stale.html").write_text("from an older build")
+    calls = {"n": 0}
+    real = site_module.atomic_write_bytes
+
+    def failing(path: Path, payload: bytes) -> None:
+        calls["n"] += 1
+        if calls["n"] == 20:
+            raise DecisionPivotError(f"cannot write {path}: disk full")
+        real(path, payload)
+
+    monkeypatch.setattr(site_module, "atomic_write_bytes", failing)
+    with pytest.raises(DecisionPivotError, match="disk full"):
+        report_site(f.reports, f.items, f.runs, out, progress=False)
+    assert _site_bytes(out) == {**before, "stale.html": b"from an older build"}
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no half-written folder left beside it
+    monkeypatch.undo()
+    report_site(f.reports, f.items, f.runs, out, progress=False)
+    assert _site_bytes(out) == before  # a complete build replaces the folder whole: the stale page is gone
+
+
+def test_cli_verb_writes_the_site(built: Built, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = built.fixture
+    main(["report", "--reports", str(f.reports), "--items", str(f.items), "--runs", str(f.runs), "--out",
+          str(tmp_path / "cli")])
+    assert f"open {tmp_path / 'cli'}/index.html" in capsys.readouterr().out
+    assert _site_bytes(tmp_path / "cli") == _site_bytes(built.site.out)
