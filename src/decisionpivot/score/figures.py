@@ -14,8 +14,10 @@ Output is deterministic (fixed SVG hash salt, no dates in the metadata).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -29,8 +31,26 @@ from decisionpivot.score.layout import TaskLayout
 from decisionpivot.score.results import CORE, MACRO, Scoring
 
 FORMATS = ("png", "svg")
-LEGEND_LIMIT = 12
-"""Curves are labelled in a legend only up to this many systems."""
+TITLE_WIDTH = 26
+"""Characters per line of a panel title (longer system names wrap at their dots, dashes or underscores)."""
+STYLES = ("-", "--", ":", "-.")
+
+
+def wrapped(name: str, width: int = TITLE_WIDTH) -> str:
+    """``name`` broken after a '.', '-' or '_' into lines of at most ``width`` characters where it can be."""
+    lines, current = [], ""
+    for piece in re.findall(r"[^._-]+[._-]?", name) or [name]:
+        if current and len(current) + len(piece) > width:
+            lines.append(current)
+            current = ""
+        current += piece
+    return "\n".join([*lines, current])
+
+
+def _style(index: int, total: int) -> dict[str, Any]:
+    """Colour and dash of curve ``index`` of ``total``: 20 colours, then the next dash pattern."""
+    colours = plt.cm.tab20(np.linspace(0, 1, 20, endpoint=False)) if total > 10 else plt.cm.tab10(np.arange(10))
+    return {"color": colours[index % len(colours)], "linestyle": STYLES[(index // len(colours)) % len(STYLES)]}
 
 
 def _save(figure: plt.Figure, folder: Path, name: str) -> list[Path]:
@@ -70,7 +90,7 @@ def _space_shared_panels(figure: plt.Figure, title: str) -> None:
         bottom=0.7 / height,
         top=1 - 0.75 / height,
         wspace=0.15,
-        hspace=0.35,
+        hspace=0.55,
     )
     visible = [ax for ax in figure.axes if ax.get_visible()]
     for ax in visible:
@@ -86,27 +106,35 @@ def risk_coverage_figure(
     layouts: Sequence[TaskLayout], answers: Mapping[tuple[str, str], TaskAnswers], systems: Sequence[str]
 ) -> plt.Figure:
     figure, axes = _panels(len(layouts), 4)
-    colours = plt.cm.viridis(np.linspace(0, 0.95, max(1, len(systems))))
+    handles: dict[str, Any] = {}
     for ax, layout in zip(axes, layouts, strict=True):
-        for colour, system in zip(colours, systems, strict=True):
+        for index, system in enumerate(systems):
             a = answers.get((system, layout.task))
             if a is None:
                 continue
             coverage, risk = metrics.risk_coverage_curve(a.confidence, a.correct)
-            ax.step(
+            [line] = ax.step(
                 np.r_[0.0, coverage],
                 np.r_[risk[0] if risk.size else 0.0, risk],
                 where="post",
-                color=colour,
                 linewidth=0.9,
                 label=system,
+                **_style(index, len(systems)),
             )
-        ax.axhline(metrics.RISK_TARGET, color="crimson", linestyle="--", linewidth=0.8)
+            handles.setdefault(system, line)
+        ax.axhline(metrics.RISK_TARGET, color="black", linestyle=(0, (1, 2)), linewidth=1.0)
         ax.set(title=layout.task, xlim=(0, 1), ylim=(0, None), xlabel="coverage", ylabel="risk")
-    if 0 < len(systems) <= LEGEND_LIMIT and axes:
-        axes[0].legend(fontsize=6, loc="upper left")
-    figure.suptitle("Risk-coverage curves (dashed: 5% risk)")
     figure.tight_layout()
+    height = figure.get_figheight()
+    columns = 4 if len(handles) > 8 else 2
+    extra = (0.22 * math.ceil(len(handles) / columns) + 0.3) if handles else 0.0
+    figure.set_figheight(height + extra + 0.4)
+    total = figure.get_figheight()
+    figure.suptitle("Risk-coverage curves per family (black dotted line: 5% risk)", y=1 - 0.15 / total)
+    figure.subplots_adjust(bottom=(extra + 0.55) / total, top=1 - 0.75 / total)
+    if handles:  # every system named, below the panels, however many there are
+        figure.legend([handles[s] for s in systems if s in handles], [s for s in systems if s in handles],
+                      loc="lower center", ncol=columns, fontsize=7, frameon=False)
     return figure
 
 
@@ -140,7 +168,7 @@ def reliability_figure(
             )
             ece = 100 * float(metrics.expected_calibration_error(confidence, correct))
             ax.text(0.03, 0.9, f"ECE {ece:.1f}", transform=ax.transAxes, fontsize=8)
-        ax.set(title=system, xlim=(0, 1), ylim=(0, 1), xlabel="confidence", ylabel="accuracy")
+        ax.set(title=wrapped(system), xlim=(0, 1), ylim=(0, 1), xlabel="confidence", ylabel="accuracy")
         ax.title.set_fontsize(8)
     _space_shared_panels(figure, "Reliability diagrams (pooled core items, 15 bins)")
     return figure
@@ -174,7 +202,7 @@ def pair_direction_figure(
                 rasterized=True,
             )  # thousands of points: an image inside the SVG
             ax.text(0.5, 0.04, f"p+ > p-: {100 * float(np.mean(p > m)):.1f}%", fontsize=7)
-        ax.set(title=system, xlim=(0, 1), ylim=(0, 1), xlabel="p- (gold no)", ylabel="p+ (gold yes)")
+        ax.set(title=wrapped(system), xlim=(0, 1), ylim=(0, 1), xlabel="p- (gold no)", ylabel="p+ (gold yes)")
         ax.title.set_fontsize(8)
     _space_shared_panels(figure, "Pair direction: p(yes) on the yes member against the no member")
     return figure
