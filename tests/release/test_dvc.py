@@ -83,8 +83,8 @@ def test_datasheet_stage_declares_what_dp_datasheet_reads() -> None:
 
 def test_readme_main_command_is_the_pipeline_and_installs_dvc() -> None:
     """The README's first command runs `dvc repro` in the main job's locked environment, which must bring dvc
-    and the served decision models; the pipeline extra (for installs without the lock) brings them too and the
-    test extra reuses it."""
+    and the served decision models (a core dependency); the pipeline extra (for installs without the lock) brings
+    DVC too and the test extra reuses it."""
     import tomllib
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
