@@ -29,10 +29,19 @@ def test_dockerfile_contract() -> None:
     assert "\nUSER 1000:1000\n" in text
 
 
-def test_docker_test_script_is_valid_bash() -> None:
-    script = ROOT / ".ci" / "docker-test"
+@pytest.mark.parametrize("name", [".ci/docker-test", "docker/build-offline"])
+def test_docker_scripts_are_valid_bash(name: str) -> None:
+    script = ROOT / name
     assert os.access(script, os.X_OK)
     subprocess.run(["bash", "-n", str(script)], check=True)
+
+
+def test_the_closed_network_build_is_one_documented_command_that_ci_runs() -> None:
+    """`docker build -t dp .` fails at FROM without a registry; the README gives one command that works, and the
+    container test builds the image with that very command."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "\n    docker/build-offline\n" in readme
+    assert "docker/build-offline \"$IMAGE\"" in (ROOT / ".ci" / "docker-test").read_text(encoding="utf-8")
 
 
 def test_ci_runs_the_container_test_and_honours_its_exit_code() -> None:
@@ -50,8 +59,9 @@ def test_ci_runs_the_container_test_and_honours_its_exit_code() -> None:
 
 def test_container_test_compares_every_family_and_the_manifest() -> None:
     text = (ROOT / ".ci" / "docker-test").read_text(encoding="utf-8")
+    build = (ROOT / "docker" / "build-offline").read_text(encoding="utf-8")
     assert "sha256sum ./*/*.jsonl ./*/MANIFEST.json" in text  # host and container lists, then diff
     assert "EXPECTED=$((NFAM + 1))" in text  # every registered family + MANIFEST.json, counted
-    assert "--variant=minbase" in text
-    assert "torch|transformers|nvidia_|triton" in text  # the wheelhouse holds runtime dependencies only
+    assert "--variant=minbase" in build
+    assert "torch|transformers|nvidia_|triton" in build  # the wheelhouse holds runtime dependencies only
     assert 'kill "$DOCKERD_PID"' in text  # dockerd stopped by PID
