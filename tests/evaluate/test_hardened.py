@@ -421,3 +421,21 @@ def test_yes_no_items_asked_as_noul_are_not_permuted(tmp_path: Path, items_dir: 
     assert {r["system"] for r in robustness} == {"choice"}
     assert f"noul: {FAMILY} left out - yes/no items asked as noul have no option order" in \
         (out / "leaderboard.md").read_text()
+
+
+def test_where_the_model_is_reached_is_not_part_of_the_fingerprint(tmp_path: Path, items_dir: Path) -> None:
+    """localhost vs 127.0.0.1, a moved port, the Docker bridge: the same model resumes (issue 21.13)."""
+    runs = tmp_path / "runs"
+    with FakeOpenAI() as server:
+        port = server.base_url.split(":")[-1].split("/")[0]
+        evaluate_system(get_system("x", chat(tmp_path, f"http://localhost:{port}/v1")), items_dir, runs, limit=4,
+                        progress=False)
+        # a meta file written when base_url still counted (an earlier version): its identity holds it
+        meta_path = runs / "x" / f"{FAMILY}.meta.json"
+        meta = json.loads(meta_path.read_text())
+        meta["identity"]["base_url"] = f"http://localhost:{port}/v1"
+        meta["fingerprint"] = "0" * 64
+        meta_path.write_text(json.dumps(meta))
+        [resumed] = evaluate_system(get_system("x", chat(tmp_path, server.base_url)), items_dir, runs, limit=6,
+                                    progress=False)
+    assert resumed.already == 4 and resumed.answered == 6
