@@ -24,8 +24,9 @@ from decisionpivot.evaluate.chat import completion_record
 from decisionpivot.evaluate.kinds import Record
 from decisionpivot.evaluate.prompt import chat_messages
 from decisionpivot.evaluate.run import task_files
+from decisionpivot.evaluate.systems import validate_system_name
 from decisionpivot.harness.imported import ImportedSystem, ImportedTask, without_secrets, write_imported
-from decisionpivot.harness.release_items import ReleaseTask, item_sha256, release_tasks
+from decisionpivot.harness.release_items import ReleaseTask, ensure_release_items, item_sha256, release_tasks
 from decisionpivot.items import Item
 
 READOUT = "chat/verbalised"
@@ -149,13 +150,17 @@ def records_by_task(log: Any, items_dir: Path, path: Path) -> tuple[dict[str, Re
     return tasks, found
 
 
-def import_inspect_log(path: Path, system: str, runs_dir: Path, items_dir: Path,
+def import_inspect_log(path: Path, system: str, runs_dir: Path, items_dir: Path | None,
                        restart: bool = False) -> list[ImportedTask]:
-    """Import one inspect log into ``runs_dir/system/``; refuses it whole if any sample is not a release item."""
+    """Import one inspect log into ``runs_dir/system/``; refuses it whole if any sample is not a release item.
+
+    ``items_dir`` None: the release items (generated first when absent), once the log has been read.
+    """
+    validate_system_name(system)
     log = _read_log(path)
-    if log.samples is None:
-        raise DecisionPivotError(f"{path}: the log holds no samples (run without --no-log-samples)")
-    tasks, records = records_by_task(log, items_dir, path)
+    if not log.samples:
+        raise DecisionPivotError(f"{path}: the log holds no samples (none finished, or --no-log-samples)")
+    tasks, records = records_by_task(log, ensure_release_items(items_dir), path)
     spec = log.eval
     harness = {"name": "inspect_ai", "version": (spec.packages or {}).get("inspect_ai"), "model": spec.model,
                "epochs": getattr(spec.config, "epochs", None), "imported_epoch": 1}

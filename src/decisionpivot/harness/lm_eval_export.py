@@ -32,7 +32,7 @@ from decisionpivot import BENCHMARK_VERSION, __version__
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.hf import key_body, plain_prompt
 from decisionpivot.evaluate.prompt import SYSTEM_MESSAGE
-from decisionpivot.harness.release_items import ReleaseTask, item_sha256, release_tasks
+from decisionpivot.harness.release_items import ReleaseTask, ensure_release_items, item_sha256, release_tasks
 from decisionpivot.items import Item, atomic_write_bytes, make_folder
 
 GROUP = "decisionpivot"
@@ -177,9 +177,10 @@ def _check_target(folder: Path) -> None:
                                  f"(no {MARKER}); choose an empty or new folder")
 
 
-def export_lm_eval(out: Path, items_dir: Path, tasks: Sequence[str] | None = None) -> ExportResult:
-    """Write the lm-eval task folder ``out`` for the (checked) tasks of ``items_dir``."""
+def export_lm_eval(out: Path, items_dir: Path | None, tasks: Sequence[str] | None = None) -> ExportResult:
+    """Write the lm-eval task folder ``out`` for the (checked) tasks of ``items_dir`` (None: the release items)."""
     _check_target(out)
+    items_dir = ensure_release_items(items_dir)
     checked = release_tasks(items_dir, tasks)
     contents: dict[Path, bytes] = {}  # everything is built (and every item checked) before the first write
     for family, task in checked.items():
@@ -193,7 +194,21 @@ def export_lm_eval(out: Path, items_dir: Path, tasks: Sequence[str] | None = Non
               "items": str(items_dir), "tasks": {f: {"items_sha256": t.sha256, "items_check": t.check,
                                                      "items": len(t.items)} for f, t in checked.items()}}
     contents[out / MARKER] = (json.dumps(marker, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    stale = [path for path in _exported_files(out) if path not in contents]
     make_folder(out / "docs")
     for path, data in contents.items():
         atomic_write_bytes(path, data)
+    for path in stale:  # families of an earlier export that this one leaves out
+        path.unlink(missing_ok=True)
     return ExportResult(out, tuple(checked.values()), tuple(contents))
+
+
+def _exported_files(folder: Path) -> list[Path]:
+    """The task and docs files an earlier export wrote into ``folder`` (per its marker)."""
+    try:
+        families = json.loads((folder / MARKER).read_text(encoding="utf-8")).get("tasks") or {}
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [path for family in families
+            for path in (folder / "docs" / f"{family}.jsonl", folder / f"{task_name(family, False)}.yaml",
+                         folder / f"{task_name(family, True)}.yaml")]

@@ -28,9 +28,10 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.hf import key_body, key_probabilities, plain_prompt
 from decisionpivot.evaluate.kinds import Record
 from decisionpivot.evaluate.prompt import SYSTEM_MESSAGE
+from decisionpivot.evaluate.systems import validate_system_name
 from decisionpivot.harness.imported import ImportedSystem, ImportedTask, without_secrets, write_imported
 from decisionpivot.harness.lm_eval_export import CHAT_GROUP, GROUP, family_of_task
-from decisionpivot.harness.release_items import ReleaseTask, item_sha256, release_tasks
+from decisionpivot.harness.release_items import ReleaseTask, ensure_release_items, item_sha256, release_tasks
 from decisionpivot.items import Item
 
 READOUT = "hf/key-logits"
@@ -215,15 +216,19 @@ def read_samples(file: SamplesFile, task: ReleaseTask) -> list[Record]:
     return records
 
 
-def import_lm_eval_samples(path: Path, system: str, runs_dir: Path, items_dir: Path,
+def import_lm_eval_samples(path: Path, system: str, runs_dir: Path, items_dir: Path | None,
                            restart: bool = False) -> list[ImportedTask]:
-    """Import the samples of one lm-eval run into ``runs_dir/system/``; refuses it whole on any mismatch."""
+    """Import the samples of one lm-eval run into ``runs_dir/system/``; refuses it whole on any mismatch.
+
+    ``items_dir`` None: the release items (generated first when absent), once the run's files have been found.
+    """
+    validate_system_name(system)
     files = samples_files(path)
     results_path = files[0].path.parent / f"results_{files[0].time}.json"
     results = read_json(results_path)
     if not isinstance(results, dict):
         raise DecisionPivotError(f"{results_path}: not an lm-eval results file")
-    tasks = release_tasks(items_dir, sorted({f.family for f in files}))
+    tasks = release_tasks(ensure_release_items(items_dir), sorted({f.family for f in files}))
     records = {f.family: read_samples(f, tasks[f.family]) for f in files}
     config = results.get("config") or {}
     harness = {"name": "lm-evaluation-harness", "version": results.get("lm_eval_version"),
