@@ -22,14 +22,15 @@ from decisionpivot.evaluate.answers import AnswerWriter, answer_paths
 from decisionpivot.evaluate.kinds import Record
 from decisionpivot.evaluate.systems import SystemConfig, validate_system_name
 from decisionpivot.harness.release_items import ReleaseTask
+from decisionpivot.redact import redact_data
 
 SECRET_WORDS = ("key", "token", "secret", "password", "auth")
 """Model arguments whose name holds one of these are never recorded (a harness may take credentials there)."""
 
 
 def without_secrets(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """``settings`` without the entries whose name suggests a credential."""
-    return {k: v for k, v in settings.items() if not any(word in str(k).lower() for word in SECRET_WORDS)}
+    """``settings`` without the entries whose name suggests a credential, secrets in the rest redacted."""
+    return redact_data({k: v for k, v in settings.items() if not any(word in str(k).lower() for word in SECRET_WORDS)})
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ def write_imported(system: ImportedSystem, runs_dir: Path, tasks: Mapping[str, R
         answers_path, meta_path = answer_paths(runs_dir, system.name, task)
         logs = [] if restart else _previous_logs(meta_path)
         extra = {"items_check": release.check, "allow_modified_items": False, "permutation": None,
-                 "harness": {**harness, "logs": [*logs, log]}}
+                 "harness": redact_data({**harness, "logs": [*logs, log]})}
         writer, done = AnswerWriter.open(answers_path, meta_path, task=task, items_file=release.path,
                                          items_sha256=release.sha256, system=system, shard=None, restart=restart,
                                          extra_meta=extra)
