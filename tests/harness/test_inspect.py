@@ -28,7 +28,7 @@ from inspect_ai.solver import generate, system_message
 from decisionpivot.cli import main
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.harness.inspect_import import import_inspect_log
-from decisionpivot.harness.inspect_tasks import decisionpivot_task
+from decisionpivot.harness.inspect_tasks import _families, decisionpivot_task
 from tests.evaluate.fake_openai_server import FakeOpenAI
 from tests.evaluate.test_systemone_serve import served, tiny_decider  # noqa: F401 - the real server's fixtures
 from tests.harness.conftest import FAMILIES
@@ -74,7 +74,7 @@ def only_log(folder: Path) -> Path:
 
 def test_inspect_eval_imports_to_dp_evaluates_answers_and_scores_the_same(
         tmp_path: Path, release_items: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A whole family through the ``inspect`` command (inspect spends about 50 ms a sample here: one family)."""
+    """A whole family through the ``inspect`` command (one: 600 samples take inspect 40-50 s on this machine)."""
     runs, logs = tmp_path / "runs", tmp_path / "logs"
     with scripted_server() as server:
         env = {**os.environ, "SCRIPTED_BASE_URL": server.base_url, "SCRIPTED_API_KEY": "none"}
@@ -180,12 +180,18 @@ def test_a_log_of_other_items_is_refused_whole(tmp_path: Path, release_items: Pa
         import_inspect_log(edited, "edited", tmp_path / "runs", release_items)
 
 
-def test_another_solver_is_refused(tmp_path: Path, release_items: Path) -> None:
+def test_another_solver_or_system_message_is_refused(tmp_path: Path, release_items: Path) -> None:
     task = decisionpivot_task(("fact_answerable",), None, str(release_items))
     task.solver = [system_message("Answer yes to everything."), generate()]  # type: ignore[assignment]
     [log] = inspect_eval(task, model=mock_model(), limit=2, log_dir=str(tmp_path / "logs"), display="none")
     with pytest.raises(DecisionPivotError, match="the messages sent are not the Appendix B request"):
         import_inspect_log(Path(log.location), "other", tmp_path / "runs", release_items)
+    task = decisionpivot_task(("fact_answerable",), None, str(release_items))
+    [log] = inspect_eval(task, model=mock_model(), limit=2, system_message="Be brief.",  # inspect's --system-message
+                         log_dir=str(tmp_path / "logs2"), display="none")
+    with pytest.raises(DecisionPivotError, match=r"another system message \('Be brief\.'"):
+        import_inspect_log(Path(log.location), "other", tmp_path / "runs", release_items)
+    assert not (tmp_path / "runs").exists()
 
 
 def test_level_limit_and_sampling_options_reach_the_log_and_the_fingerprint(tmp_path: Path,
@@ -238,8 +244,12 @@ def test_the_tasks_are_found_through_the_entry_point() -> None:
 
 def test_a_bad_level_or_a_missing_log_is_a_clear_error(tmp_path: Path, release_items: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(DecisionPivotError, match=r"-T level=5: expected 1, 2 or 3"):
-        decisionpivot_task(None, 5, str(release_items))
+    for level in (5, True, "two"):  # inspect parses -T values as YAML: level=true arrives as True
+        with pytest.raises(DecisionPivotError, match=r"-T level=.*: expected 1, 2 or 3"):
+            decisionpivot_task(None, level, str(release_items))
+    with pytest.raises(DecisionPivotError, match=r"no items file for task\(s\) \['nope'\]"):
+        decisionpivot_task(_families("policy_case, nope"), None, str(release_items))
+    assert _families(["a", "b"]) == ("a", "b") and _families("") is None
     with pytest.raises(SystemExit) as caught:
         main(["import", "inspect", str(tmp_path / "nope.eval"), "--system", "x", "--items", str(release_items)])
     assert caught.value.code == 2 and "no such inspect log file" in capsys.readouterr().err

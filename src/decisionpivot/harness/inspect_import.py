@@ -160,6 +160,10 @@ def import_inspect_log(path: Path, system: str, runs_dir: Path, items_dir: Path 
     log = _read_log(path)
     if not log.samples:
         raise DecisionPivotError(f"{path}: the log holds no samples (none finished, or --no-log-samples)")
+    added = generate_settings(log).get("system_message")
+    if added:
+        raise DecisionPivotError(f"{path}: every request began with another system message ({str(added)[:60]!r}, "
+                                 "--system-message): not the Appendix B request")
     tasks, records = records_by_task(log, ensure_release_items(items_dir), path)
     spec = log.eval
     harness = {"name": "inspect_ai", "version": (spec.packages or {}).get("inspect_ai"), "model": spec.model,

@@ -137,26 +137,29 @@ def option_probabilities(items: str, families: list[str] | None = None) -> Calla
     return score
 
 
-def _level(level: int | str | None) -> int | None:
-    if level in (None, ""):
+def _level(level: object) -> int | None:
+    """``-T level=N`` (inspect passes it as parsed YAML): 1, 2 or 3, or None for every level."""
+    if level is None or level == "":
         return None
-    try:
-        value = int(level)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise DecisionPivotError(f"-T level={level!r}: expected 1, 2 or 3") from None
-    if value not in (1, 2, 3):
+    if isinstance(level, bool) or str(level).strip() not in ("1", "2", "3"):
         raise DecisionPivotError(f"-T level={level!r}: expected 1, 2 or 3")
-    return value
+    return int(str(level).strip())
 
 
-def _families(families: str | list[str] | None) -> tuple[str, ...] | None:
-    if families in (None, ""):
+def _families(families: object) -> tuple[str, ...] | None:
+    """``-T families=a,b`` (or a YAML list): the family names, or None for every items file."""
+    if families is None or families == "":
         return None
-    names = families.split(",") if isinstance(families, str) else [str(f) for f in families]  # type: ignore[union-attr]
+    if isinstance(families, str):
+        names = families.split(",")
+    elif isinstance(families, list | tuple):
+        names = [str(f) for f in families]
+    else:
+        names = [str(families)]
     return tuple(name.strip() for name in names if name.strip()) or None
 
 
-def decisionpivot_task(families: tuple[str, ...] | None, level: int | str | None, items: str | None) -> Task:
+def decisionpivot_task(families: tuple[str, ...] | None, level: object, items: str | None) -> Task:
     """The inspect task over the checked items of ``families`` (None: every items file), optionally one level."""
     folder = str(ensure_release_items(Path(items) if items else None).resolve())
     wanted_level = _level(level)
@@ -175,8 +178,7 @@ def decisionpivot_task(families: tuple[str, ...] | None, level: int | str | None
                                 for name, t in checked.items()}}
     return Task(dataset=MemoryDataset(samples, name=f"decisionpivot-{BENCHMARK_VERSION}", location=folder),
                 solver=generate(), scorer=option_probabilities(folder, list(families) if families else None),
-                config=DEFAULTS,
-                version=BENCHMARK_VERSION, metadata=metadata)
+                config=DEFAULTS, version=BENCHMARK_VERSION, metadata=metadata)
 
 
 @task
