@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from decisionpivot.command_line import Constraints, Parameter, usage, verb_parameters
+from decisionpivot.command_line import Constraints, Parameter, usage, verb_name, verb_parameters
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ def verb_help(verb: str, method: Callable[..., Any], constraints: Constraints | 
 def overview(component: type, verbs: dict[str, Callable[..., Any]], program: str = "dp") -> str:
     """``dp --help``: what the program is and every verb with its summary, in the order the class declares them."""
     doc = parse_docstring(component.__doc__)
-    order = [name for name in vars(component) if name in verbs]
+    order = [verb_name(name) for name in vars(component) if verb_name(name) in verbs]
     width = _width()
     name_width = max(len(name) for name in order) + 2
     lines = [f"{program} - {doc.summary}", "", f"usage: {program} COMMAND [ARGS]   "

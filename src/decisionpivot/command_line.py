@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import keyword
 import math
 import re
 import types
@@ -316,9 +317,19 @@ def verb_parameters(method: Callable[..., Any], verb: str, constraints: Constrai
     return found
 
 
+def verb_name(method: str) -> str:
+    """The verb of a method: its name, or a Python keyword for a method named after it plus ``_`` (``import_``)."""
+    return method[:-1] if method.endswith("_") and keyword.iskeyword(method[:-1]) else method
+
+
+def method_name(verb: str) -> str:
+    """The method of a verb: ``import`` is the method ``import_`` (a keyword cannot name a method)."""
+    return verb + "_" if keyword.iskeyword(verb) else verb
+
+
 def verbs(component: type) -> dict[str, Callable[..., Any]]:
-    """The public methods of the command class: its verbs."""
-    return {name: member for name, member in inspect.getmembers(component, inspect.isfunction)
+    """The public methods of the command class by verb (``import_`` is the verb ``import``)."""
+    return {verb_name(name): member for name, member in inspect.getmembers(component, inspect.isfunction)
             if not name.startswith("_")}
 
 
@@ -332,7 +343,7 @@ def usage(verb: str, parameters: Iterable[Parameter], program: str = "dp") -> st
 
 @dataclass
 class Invocation:
-    """A checked command line: call ``getattr(instance, verb)(*args, **kwargs)``, or show help."""
+    """A checked command line: call ``getattr(instance, method_name(verb))(*args, **kwargs)``, or show help."""
 
     verb: str | None
     args: list[Any] = field(default_factory=list)

@@ -246,7 +246,8 @@ def _same_config(old_meta: dict[str, Any], system: Any) -> bool:
     if not isinstance(old, dict):
         return False
     current = system.identity()
-    transport = {key for key, setting in system.spec.settings.items() if not setting.identity}
+    spec = getattr(system, "spec", None)  # an imported harness log's system has no kind spec
+    transport = {key for key, setting in spec.settings.items() if not setting.identity} if spec else set()
     return {k: v for k, v in old.items() if k not in transport} == current
 
 

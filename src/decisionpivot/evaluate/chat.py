@@ -84,17 +84,26 @@ class ChatWire:
         return payload
 
     def parse(self, item: Item, body: Any) -> Record:
-        message, extra = completion_message(body)
-        try:
-            content = content_text(message.get("content"))
-            if not content.strip() and any(isinstance(message.get(k), str) and message[k].strip()
-                                           for k in ("reasoning_content", "reasoning")):
-                raise ReplyError("the reply holds reasoning only, no answer")
-            probs = parse_reply(content, item.option_keys)
-        except ReplyError as exc:
-            reason = str(exc) if extra["closed"] else f"reply cut off at max_tokens ({exc})"
-            return {"id": item.id, "error": reason, **extra}
-        return {"id": item.id, "p": probs, **extra}
+        return completion_record(item, body)
+
+
+def completion_record(item: Item, body: Any) -> Record:
+    """The answer record of a chat completion ``body`` for ``item``: its probabilities, or the reason there are none.
+
+    The one reading of a reply: the ``chat`` kind and the inspect_ai scorer and import
+    (:mod:`decisionpivot.harness`) call it. ValueError if ``body`` is not a chat completion.
+    """
+    message, extra = completion_message(body)
+    try:
+        content = content_text(message.get("content"))
+        if not content.strip() and any(isinstance(message.get(k), str) and message[k].strip()
+                                       for k in ("reasoning_content", "reasoning")):
+            raise ReplyError("the reply holds reasoning only, no answer")
+        probs = parse_reply(content, item.option_keys)
+    except ReplyError as exc:
+        reason = str(exc) if extra["closed"] else f"reply cut off at max_tokens ({exc})"
+        return {"id": item.id, "error": reason, **extra}
+    return {"id": item.id, "p": probs, **extra}
 
 
 CHAT_SETTINGS: dict[str, Setting] = {

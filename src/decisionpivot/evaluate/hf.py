@@ -39,6 +39,24 @@ from decisionpivot.items import Item
 INSTRUCTION = "Answer with one option key."
 
 
+def key_body(item: Item) -> str:
+    """The user message of the key readout: the chat request with its closing replaced by :data:`INSTRUCTION`."""
+    return user_message(item).rsplit("Reply with the JSON object", 1)[0] + INSTRUCTION
+
+
+def plain_prompt(item: Item) -> str:
+    """The whole prompt for a model without a chat template; each key is scored after it with a space before it."""
+    return f"{SYSTEM_MESSAGE}\n\n{key_body(item)}\nAnswer:"
+
+
+def key_probabilities(keys: Sequence[str], log_likelihoods: Sequence[float]) -> dict[str, float]:
+    """Softmax over the keys' log-likelihoods: ``p(k) = exp(l_k - max l) / sum_j exp(l_j - max l)``."""
+    top = max(log_likelihoods)
+    weights = [math.exp(v - top) for v in log_likelihoods]
+    total = sum(weights)
+    return {key: w / total for key, w in zip(keys, weights, strict=True)}
+
+
 class HFRunner:
     """Scores option keys with a causal LM loaded from a local path (or an injected model)."""
 
@@ -77,15 +95,13 @@ class HFRunner:
 
     def prompt_and_continuations(self, item: Item) -> tuple[list[int], list[list[int]]]:
         """Token ids of the prompt and of each option key's continuation."""
-        body = user_message(item).rsplit("Reply with the JSON object", 1)[0] + INSTRUCTION
         if getattr(self.tokenizer, "chat_template", None):
-            messages = [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": body}]
+            messages = [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": key_body(item)}]
             text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
             prompt = self.tokenizer(text, add_special_tokens=False)["input_ids"]
             continuations = [self.tokenizer(k, add_special_tokens=False)["input_ids"] for k in item.option_keys]
         else:
-            text = f"{SYSTEM_MESSAGE}\n\n{body}\nAnswer:"
-            prompt = self.tokenizer(text)["input_ids"]
+            prompt = self.tokenizer(plain_prompt(item))["input_ids"]
             continuations = [self.tokenizer(" " + k, add_special_tokens=False)["input_ids"] for k in item.option_keys]
         if any(not c for c in continuations):
             raise DecisionPivotError(f"{item.id}: an option key tokenises to nothing")
@@ -142,11 +158,7 @@ class HFRunner:
             if records[index] is not None:
                 continue
             values = [scores[(index, k)] for k in range(len(item.options))]
-            top = max(values)
-            weights = [math.exp(v - top) for v in values]
-            total = sum(weights)
-            probs = {key: w / total for key, w in zip(item.option_keys, weights, strict=True)}
-            records[index] = {"id": item.id, "p": probs}
+            records[index] = {"id": item.id, "p": key_probabilities(item.option_keys, values)}
         return [r for r in records if r is not None]
 
     def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
