@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LOCKS = {"main job (requirements-main.lock)": "requirements-main.lock", "tests (requirements.lock)": "requirements.lock"}
+LOCKS = {"main job (requirements-main.lock)": "requirements-main.lock",
+         "tests (requirements.lock)": "requirements.lock"}
 
 
 def _size(folder: Path) -> int:
