@@ -14,8 +14,11 @@ agreement, articles, spelling, misplaced function words; :mod:`decisionpivot.aud
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,11 +26,12 @@ from typing import Any
 import numpy as np
 from scipy.stats import chisquare
 from sklearn.feature_extraction.text import HashingVectorizer
+from threadpoolctl import threadpool_limits
 
-from decisionpivot.audit.probes import PROBES, gold_position, probe_predictions
+from decisionpivot.audit.probes import PROBES, gold_position, probe_table
 from decisionpivot.audit.text import KINDS, text_report
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.items import Item, atomic_write_bytes, render_state
+from decisionpivot.items import Item, atomic_write_bytes, read_items, render_state
 
 BOOTSTRAP_SEED = 20261007
 RESAMPLES = 1000
@@ -175,8 +179,10 @@ def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristi
     """Probes, heuristics, balance and hygiene of one family, with the gate's findings."""
     report: dict[str, Any] = {"family": name, "items": len(items), "groups": len({i.group for i in items}),
                               "probes": {}, "heuristics": {}, "failures": []}
+    with threadpool_limits(limits=1, user_api="blas"):  # small matrices: a second thread only waits
+        predictions = probe_table(items, train)
     for probe in PROBES:
-        scored = _scored(items, probe_predictions(probe, items, train))
+        scored = _scored(items, predictions[probe.name])
         scored["margin"] = scored["item_accuracy"] - scored["baseline_item"]
         report["probes"][probe.name] = scored
         if over_limit(scored["margin"], limits.probe_margin):
@@ -209,6 +215,100 @@ def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristi
         report["failures"].append(f"{report['text']['findings']} text finding(s) in {report['text']['items_affected']} "
                                   f"item(s): {kinds}")
     return report
+
+
+@dataclass(frozen=True)
+class FamilyAudit:
+    """One family's audit as a task for a worker process."""
+
+    name: str
+    """Family name."""
+    path: Path
+    """Its items file."""
+    limits: AuditLimits
+    """Gate limits."""
+    train_seed: int | None = None
+    """Train the probes on a fresh draw with this seed (None: cross-validate on the items)."""
+
+
+def run_family_audit(task: FamilyAudit) -> dict[str, Any]:
+    """:func:`audit_family` of one family file, with the heuristics its module exposes."""
+    from decisionpivot.generate.registry import families
+
+    specs = {spec.name: spec for spec in families()}
+    train = None
+    if task.train_seed is not None:
+        from decisionpivot.generate.run import draw_family
+
+        train = list(draw_family(task.name, task.train_seed).items)
+    heuristics = specs[task.name].heuristics if task.name in specs else {}
+    return audit_family(task.name, read_items(task.path), task.limits, heuristics, train)
+
+
+def default_jobs() -> int:
+    """One worker process per CPU this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def audit_families(tasks: Sequence[FamilyAudit], jobs: int | None = None) -> Iterator[dict[str, Any]]:
+    """The reports of ``tasks``, in their order, each as soon as it and the ones before it are done.
+
+    Families are independent, so ``jobs`` worker processes (default: one per CPU, at most one per family)
+    audit them in parallel; a report does not depend on which process made it or on how many there are.
+    Workers are spawned (a fresh interpreter: no state inherited from the caller) and run one BLAS thread each."""
+    jobs = min(default_jobs() if jobs is None else jobs, len(tasks))
+    if jobs < 1:
+        if not tasks:
+            return
+        raise DecisionPivotError(f"jobs must be at least 1, got {jobs}")
+    if jobs == 1:
+        yield from map(run_family_audit, tasks)
+        return
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield from pool.map(run_family_audit, tasks)
+
+
+def audit_folder(folder: Path, names: Sequence[str] | None, limits: AuditLimits, train_seed: int | None = None,
+                 jobs: int | None = None,
+                 report: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Audit the families ``names`` (default: every family of the folder's manifest), in that order;
+    ``report`` is called with each family's report as it is ready."""
+    from decisionpivot.generate.run import read_manifest
+
+    manifest = read_manifest(folder)
+    names = list(names) if names else list(manifest["families"])
+    tasks = []
+    for name in names:
+        if name not in manifest["families"]:
+            raise DecisionPivotError(f"{folder}/MANIFEST.json has no family {name!r}")
+        tasks.append(FamilyAudit(name, folder / manifest["families"][name]["file"], limits, train_seed))
+    reports = []
+    for family_report in audit_families(tasks, jobs):
+        reports.append(family_report)
+        if report is not None:
+            report(family_report)
+    return reports
+
+
+def print_family_line(report: Mapping[str, Any]) -> None:
+    """One line per family on stdout (its worst probe and the gate's findings), as ``dp audit`` prints them."""
+    worst = max(report["probes"].items(), key=lambda kv: kv[1]["margin"])
+    status = "ok" if not report["failures"] else f"{len(report['failures'])} finding(s)"
+    print(f"{report['family']:<18} worst probe {worst[0]:<15} margin {100 * worst[1]['margin']:+5.1f} pts  {status}",
+          flush=True)
+    for failure in report["failures"]:
+        print(f"    {failure}", flush=True)
+
+
+def audit_command(folder: Path, names: Sequence[str] | None, params: str | Path | None, out: Path,
+                  train_seed: int | None = None, jobs: int | None = None) -> bool:
+    """``dp audit``: audit the folder, print a line per family, write the reports; True when the gate passes."""
+    limits = AuditLimits.from_params(params)
+    reports = audit_folder(folder, names, limits, None if train_seed is None else int(train_seed), jobs,
+                           print_family_line)
+    json_path, md_path = write_reports(reports, out, limits, str(folder))
+    print(f"wrote {json_path} and {md_path}")
+    return not any(r["failures"] for r in reports)
 
 
 def portable(value: Any) -> Any:

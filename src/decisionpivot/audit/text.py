@@ -171,6 +171,7 @@ def doubled(text: str) -> list[str]:
 _COUNT_NOUN = re.compile(r"(?<![\d.,:/-])\b(\d+) ([a-z]+)\b")
 
 
+@cache
 def _plural(word: str) -> bool:
     """True when ``word`` is the plural of another dictionary word (``people``, ``days``; not ``status``)."""
     if word.endswith(("ss", "us", "is")):  # class, status, analysis: singulars that end like plurals
@@ -201,10 +202,15 @@ def article(text: str) -> list[str]:
             continue
         if _IDENTIFIER.search(word) or word.isupper():
             continue
-        wanted = _inflect().a(word).split(" ", 1)[0].lower()
-        if wanted != art.lower():
+        if _indefinite_article(word) != art.lower():
             out.append(m.group(0))
     return out
+
+
+@cache
+def _indefinite_article(word: str) -> str:
+    """``a`` or ``an``: the article inflect puts before ``word``."""
+    return str(_inflect().a(word).split(" ", 1)[0].lower())
 
 
 _FUNCTION_WORDS = DETERMINERS | PREPOSITIONS | CONJUNCTIONS | {"is", "was", "has", "had", "may", "must", "only"}
@@ -252,14 +258,25 @@ def reader_texts(item: Item) -> Iterator[tuple[str, str]]:
         yield f"option {option.key}", option.meaning
 
 
+def line_findings(line: str) -> list[tuple[str, str]]:
+    """``(kind, span)`` of every defect of one line, by kind in :data:`CHECKS` order."""
+    return [(kind, span) for kind, check in CHECKS.items() for span in check(line)]
+
+
 def text_findings(items: Sequence[Item]) -> list[TextFinding]:
-    """Every text finding of ``items``, in item order, then by place and kind."""
+    """Every text finding of ``items``, in item order, then by place and kind.
+
+    Generated items repeat many lines (the 7,800 items of core 1.2 have 457,000 lines, 114,000 of them
+    distinct), so each distinct line is checked once."""
     findings = []
+    checked: dict[str, list[tuple[str, str]]] = {}
     for item in items:
         for where, text in reader_texts(item):
             for line in text.split("\n"):
-                for kind, check in CHECKS.items():
-                    findings.extend(TextFinding(item.id, kind, span, where) for span in check(line))
+                found = checked.get(line)
+                if found is None:
+                    found = checked[line] = line_findings(line)
+                findings.extend(TextFinding(item.id, kind, span, where) for kind, span in found)
     return findings
 
 
