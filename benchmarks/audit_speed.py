@@ -59,18 +59,19 @@ def cpu_of(action: Callable[..., T], *args: Any, **kwargs: Any) -> float:
 
 
 def part_timings(items_folder: Path) -> None:
-    """CPU time of each part of the audit, one process, families in turn."""
+    """CPU time of each part of the audit, one process, families in turn, parts as ``audit_family`` runs them."""
     from threadpoolctl import threadpool_limits
 
     from decisionpivot.audit.probes import PROBES, probe_table
     from decisionpivot.audit.run import AuditLimits, _balance, _hygiene, _scored, heuristic_positions
-    from decisionpivot.audit.text import _dictionary, _inflect, text_report
+    from decisionpivot.audit.terms import Tokens
+    from decisionpivot.audit.text import load_text_resources, text_report
     from decisionpivot.generate.registry import families
     from decisionpivot.generate.run import read_manifest
-    from decisionpivot.items import read_items
+    from decisionpivot.items import read_items, render_state
 
     parts: dict[str, float] = defaultdict(float)
-    parts["text check: load the dictionary and inflect"] = cpu_of(_dictionary) + cpu_of(_inflect)
+    parts["text check: load the dictionary and inflect"] = cpu_of(load_text_resources)
     per_family: dict[str, float] = {}
     specs = {spec.name: spec for spec in families()}
     limits = AuditLimits()
@@ -78,23 +79,27 @@ def part_timings(items_folder: Path) -> None:
     for name, entry in manifest["families"].items():
         items = read_items(items_folder / entry["file"])
         spent: dict[str, float] = {}
+        start = time.process_time()
+        states = [render_state(i.state) for i in items]
+        tokens = Tokens.of(states)
+        spent["render and tokenise the states"] = time.process_time() - start
         with threadpool_limits(limits=1, user_api="blas"):
             for probe in PROBES:
-                spent[f"probe {probe.name}"] = cpu_of(probe_table, items, probes=(probe,))
+                spent[f"probe {probe.name}"] = cpu_of(probe_table, items, probes=(probe,), states=states,
+                                                      state_tokens=tokens)
         heuristics: dict[str, Any] = specs[name].heuristics if name in specs else {}
         spent["heuristics"] = sum(cpu_of(lambda h: _scored(items, heuristic_positions(h, items)), heuristic)  # noqa: B023
                                   for heuristic in heuristics.values())
         spent["text check"] = cpu_of(text_report, items)
-        spent["balance and hygiene (repeats, near-duplicates)"] = cpu_of(_balance, items) + cpu_of(
-            _hygiene, items, limits)
+        spent["balance"] = cpu_of(_balance, items)
+        spent["hygiene (repeats, near-duplicates)"] = cpu_of(_hygiene, items, limits, states, tokens)
         for part, seconds in spent.items():
             parts[part] += seconds
         per_family[name] = sum(spent.values())
     total = sum(parts.values())
-    print(f"\nwhere the audit's CPU goes (one process, {len(per_family)} families, {total:.1f} s CPU in all; each "
-          "probe timed on its own, so the words and bigrams are counted twice here and once in `dp audit`):")
+    print(f"\nwhere the audit's CPU goes (one process, {len(per_family)} families, {total:.1f} s CPU in all):")
     for part, seconds in sorted(parts.items(), key=lambda kv: -kv[1]):
-        print(f"  {part:<52} {seconds:6.2f} s  {100 * seconds / total:5.1f}%")
+        print(f"  {part:<45} {seconds:6.2f} s  {100 * seconds / total:5.1f}%")
     print("slowest families: " + ", ".join(f"{n} {s:.1f} s" for n, s in sorted(per_family.items(),
                                                                               key=lambda kv: -kv[1])[:4]))
 

@@ -11,10 +11,9 @@ and stays meaningful when option keys differ from item to item (ticket ids, ledg
 for numbers. Numeric probes run that pipeline. Text probes compute the same numbers faster, in three
 steps that change no result:
 
-* one count matrix per family and text (:class:`TermCounts`): the words and bigrams of every state
-  are counted once, not once per probe, fold and fit; each fold picks its vocabulary (terms in at
-  least ``MIN_DF`` training documents, at most ``MAX_FEATURES``) and weights exactly as
-  ``TfidfVectorizer`` would (:func:`tfidf_fold`);
+* every text of a family is tokenised once (:class:`decisionpivot.audit.terms.Tokens`), not once per
+  probe, fold and fit; each fold picks its vocabulary (terms in at least ``MIN_DF`` training documents,
+  at most ``MAX_FEATURES``) and weights exactly as ``TfidfVectorizer`` would (:func:`tfidf_fold`);
 * the regression is solved in the span of the training rows (:func:`lbfgs_logistic_scores`): an
   L2-penalised linear model's weights lie in that span, and an orthonormal basis of it turns up to
   50,000 sparse features into at most one coordinate per training item (~480) without changing any
@@ -43,12 +42,13 @@ import scipy.sparse as sp
 from scipy import optimize
 from scipy.linalg import lapack, solve_triangular
 from scipy.special import expit, logsumexp
-from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer, TfidfVectorizer
+from sklearn.feature_extraction.text import TfidfTransformer, TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from decisionpivot.audit.terms import WORD, Tokens
 from decisionpivot.items import Item, render_state
 
 FOLDS = 5
@@ -65,8 +65,6 @@ MIN_DF = 2
 """A term counts as a feature when it occurs in at least this many training documents."""
 MAX_FEATURES = 50000
 """At most this many terms per fold: the most frequent in the training documents."""
-TOKEN_PATTERN = r"(?u)\b\w+\b"
-"""Tokens are runs of word characters, single letters included."""
 RANK_TOLERANCE = 1e-13
 """A training row adds a direction to the span of the others when its squared distance from them exceeds this
 share of the Gram matrix's trace. Rounding noise lies far below, real directions far above: over every fold of
@@ -118,7 +116,7 @@ class Probe:
             # tf-idf rows are l2-normalised, which keeps lbfgs fast; C=10 lets a real cue show
             return make_pipeline(
                 TfidfVectorizer(ngram_range=self.ngram, min_df=MIN_DF, max_features=MAX_FEATURES, lowercase=True,
-                                token_pattern=TOKEN_PATTERN, sublinear_tf=True),
+                                token_pattern=WORD.pattern, sublinear_tf=True),
                 LogisticRegression(C=C, max_iter=MAX_ITER, tol=TOLERANCE),
             )
         return make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
@@ -152,31 +150,6 @@ def robust_argmax(scores: np.ndarray, decimals: int = DECIMALS) -> np.ndarray:
         scores = np.stack([np.zeros_like(scores), scores], axis=1)
     rounded = np.round(scores, decimals) + 0.0  # + 0.0 turns -0.0 into 0.0
     return np.argmax(rounded, axis=1)
-
-
-@dataclass(frozen=True)
-class TermCounts:
-    """How often each n-gram occurs in each document: one matrix for every probe and fold of one text."""
-
-    counts: sp.csr_matrix
-    """(documents, terms) occurrence counts (int64); terms in alphabetical order, as ``CountVectorizer`` sorts."""
-    order: np.ndarray
-    """n-gram order of each term (1 for a word, 2 for a bigram)."""
-
-    @classmethod
-    def of(cls, documents: Sequence[str], ngram: tuple[int, int]) -> TermCounts:
-        vectoriser = CountVectorizer(ngram_range=ngram, lowercase=True, token_pattern=TOKEN_PATTERN)
-        try:
-            counts = vectoriser.fit_transform(documents).tocsr()
-        except ValueError:  # no document has a token: no terms
-            return cls(sp.csr_matrix((len(documents), 0), dtype=np.int64), np.zeros(0, dtype=int))
-        order = np.array([term.count(" ") + 1 for term in vectoriser.get_feature_names_out()], dtype=int)
-        return cls(counts, order)
-
-    def of_order(self, ngram: tuple[int, int]) -> sp.csr_matrix:
-        """The columns of the terms whose order lies in ``ngram`` (alphabetical order kept)."""
-        keep = np.flatnonzero((self.order >= ngram[0]) & (self.order <= ngram[1]))
-        return self.counts if len(keep) == len(self.order) else self.counts[:, keep]
 
 
 def tfidf_fold(counts: sp.csr_matrix, train: np.ndarray, test: np.ndarray) -> tuple[sp.csr_matrix, sp.csr_matrix]:
@@ -345,32 +318,32 @@ def _folds(items: Sequence[Item], train: Sequence[Item] | None) -> list[tuple[np
     return list(GroupKFold(n_splits=folds).split(np.zeros(len(items)), groups=groups))
 
 
-def probe_table(items: Sequence[Item], train: Sequence[Item] | None = None,
-                probes: Sequence[Probe] = PROBES) -> dict[str, np.ndarray]:
+def probe_table(items: Sequence[Item], train: Sequence[Item] | None = None, probes: Sequence[Probe] = PROBES,
+                states: Sequence[str] | None = None, state_tokens: Tokens | None = None) -> dict[str, np.ndarray]:
     """Probe name -> predicted gold positions of ``items``: out-of-fold over contrast groups, or from ``train``.
 
-    Every probe sees the same folds; probes reading the same text share one count matrix."""
+    Every probe sees the same folds; probes reading the same text share its tokens. ``states`` and
+    ``state_tokens``: the rendered states of ``train`` (if given) and ``items`` and their tokens, if at hand."""
     documents = [*(train or ()), *items]
-    states = [render_state(i.state) for i in documents]
+    states = [render_state(i.state) for i in documents] if states is None else states
     gold = np.array([gold_position(i) for i in documents])
     folds = _folds(items, train)
     offset = len(train) if train is not None else 0
-    counts: dict[Callable[[Item, str], str], TermCounts] = {}
+    tokens: dict[Callable[[Item, str], str], Tokens] = {} if state_tokens is None else {_state_text: state_tokens}
     for probe in probes:
-        if probe.text is not None and probe.text not in counts:
-            same_text = [p.ngram for p in probes if p.text is probe.text]
-            ngram = (min(lo for lo, _ in same_text), max(hi for _, hi in same_text))
-            counts[probe.text] = TermCounts.of(probe.features(documents, states), ngram)  # type: ignore[arg-type]
+        if probe.text is not None and probe.text not in tokens:
+            tokens[probe.text] = Tokens.of(probe.features(documents, states))  # type: ignore[arg-type]
     table = {}
     for probe in probes:
         predictions = np.zeros(len(items), dtype=int)
         features = probe.features(documents, states) if probe.text is None else None
+        term_counts = tokens[probe.text].term_counts(probe.ngram) if probe.text is not None else None
         for train_rows, test_rows in folds:
             y = gold[train_rows]
             if len(set(y.tolist())) < 2:
                 predicted = np.full(len(test_rows), y[0])
             elif probe.text is not None:
-                x_train, x_test = tfidf_fold(counts[probe.text].of_order(probe.ngram), train_rows, test_rows)
+                x_train, x_test = tfidf_fold(term_counts, train_rows, test_rows)
                 classes, scores = lbfgs_logistic_scores(x_train, y, x_test)
                 predicted = classes[robust_argmax(scores)]
             else:

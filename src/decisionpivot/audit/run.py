@@ -16,6 +16,8 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import sys
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -25,11 +27,11 @@ from typing import Any
 
 import numpy as np
 from scipy.stats import chisquare
-from sklearn.feature_extraction.text import HashingVectorizer
 from threadpoolctl import threadpool_limits
 
 from decisionpivot.audit.probes import PROBES, gold_position, probe_table
-from decisionpivot.audit.text import KINDS, text_report
+from decisionpivot.audit.terms import Tokens, hashed_rows
+from decisionpivot.audit.text import KINDS, load_text_resources, text_report
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.items import Item, atomic_write_bytes, read_items, render_state
 
@@ -154,10 +156,19 @@ def _balance(items: Sequence[Item]) -> dict[str, Any]:
     return result
 
 
-def _hygiene(items: Sequence[Item], limits: AuditLimits) -> dict[str, Any]:
-    texts = [render_state(i.state) for i in items]
+HASH_BUCKETS = 2**18
+"""Columns of the hashed word and bigram counts that near-duplicate states are found with."""
+
+
+def _hygiene(items: Sequence[Item], limits: AuditLimits, texts: Sequence[str] | None = None,
+             tokens: Tokens | None = None) -> dict[str, Any]:
+    """Repeated and near-duplicate states and the shape of the family (``texts``: the rendered states, and
+    ``tokens`` their tokens, if at hand). Near-duplicates: the cosine of the states' hashed words and bigrams
+    (of two or more characters: ``HashingVectorizer(ngram_range=(1, 2), alternate_sign=False)``)."""
+    texts = [render_state(i.state) for i in items] if texts is None else texts
+    tokens = Tokens.of(texts) if tokens is None else tokens
     repeated = len(texts) - len(set(texts))
-    vectors = HashingVectorizer(n_features=2**18, ngram_range=(1, 2), alternate_sign=False, norm="l2").transform(texts)
+    vectors = hashed_rows(tokens.longer_than(1), HASH_BUCKETS)
     similarity = (vectors @ vectors.T).toarray()
     groups = np.array([i.group or i.id for i in items])
     same_group = groups[:, None] == groups[None, :]
@@ -179,8 +190,11 @@ def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristi
     """Probes, heuristics, balance and hygiene of one family, with the gate's findings."""
     report: dict[str, Any] = {"family": name, "items": len(items), "groups": len({i.group for i in items}),
                               "probes": {}, "heuristics": {}, "failures": []}
+    documents = [*(train or ()), *items]
+    states = [render_state(i.state) for i in documents]
+    tokens = Tokens.of(states)
     with threadpool_limits(limits=1, user_api="blas"):  # small matrices: a second thread only waits
-        predictions = probe_table(items, train)
+        predictions = probe_table(items, train, states=states, state_tokens=tokens)
     for probe in PROBES:
         scored = _scored(items, predictions[probe.name])
         scored["margin"] = scored["item_accuracy"] - scored["baseline_item"]
@@ -204,7 +218,8 @@ def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristi
         for key in ("answer_p", "gold_position_p"):
             if key in balance and balance[key] < limits.balance_p_min:
                 report["failures"].append(f"balance ({scope}): {key} = {balance[key]:.2g} < {limits.balance_p_min}")
-    report["hygiene"] = _hygiene(items, limits)
+    offset = len(documents) - len(items)
+    report["hygiene"] = _hygiene(items, limits, states[offset:], tokens.tail(offset))
     if report["hygiene"]["repeated_states"]:
         report["failures"].append(f"{report['hygiene']['repeated_states']} repeated state(s)")
     if report["hygiene"]["near_duplicates"]:
@@ -245,6 +260,12 @@ def run_family_audit(task: FamilyAudit) -> dict[str, Any]:
     return audit_family(task.name, read_items(task.path), task.limits, heuristics, train)
 
 
+START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
+"""How worker processes start. On Linux they are forked from a parent that has loaded everything they need
+(imports, the dictionary, inflect: ~3 s of CPU a spawned worker spends again); the parent's only other
+threads then are OpenBLAS's, which OpenBLAS stops around a fork. Elsewhere they are spawned."""
+
+
 def default_jobs() -> int:
     """One worker process per CPU this process may run on."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -254,18 +275,24 @@ def audit_families(tasks: Sequence[FamilyAudit], jobs: int | None = None) -> Ite
     """The reports of ``tasks``, in their order, each as soon as it and the ones before it are done.
 
     Families are independent, so ``jobs`` worker processes (default: one per CPU, at most one per family)
-    audit them in parallel; a report does not depend on which process made it or on how many there are.
-    Workers are spawned (a fresh interpreter: no state inherited from the caller) and run one BLAS thread each."""
-    jobs = min(default_jobs() if jobs is None else jobs, len(tasks))
-    if jobs < 1:
-        if not tasks:
-            return
+    audit them in parallel; a report does not depend on which process made it or on how many there are."""
+    if jobs is not None and jobs < 1:
         raise DecisionPivotError(f"jobs must be at least 1, got {jobs}")
-    if jobs == 1:
+    jobs = min(default_jobs() if jobs is None else jobs, len(tasks))
+    if jobs <= 1:
         yield from map(run_family_audit, tasks)
         return
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        yield from pool.map(run_family_audit, tasks)
+    if START_METHOD == "fork":
+        from decisionpivot.generate.registry import families
+
+        load_text_resources()
+        families()
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(START_METHOD)) as pool:
+        with warnings.catch_warnings():  # map submits every task: the workers start here
+            # Python 3.12+ warns about forking a process with threads; OpenBLAS's are the only others (above)
+            warnings.filterwarnings("ignore", message=".*multi-threaded, use of fork", category=DeprecationWarning)
+            reports = pool.map(run_family_audit, tasks)
+        yield from reports
 
 
 def audit_folder(folder: Path, names: Sequence[str] | None, limits: AuditLimits, train_seed: int | None = None,
