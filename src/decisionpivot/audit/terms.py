@@ -81,8 +81,8 @@ class Tokens:
         """(documents, distinct n-grams) occurrence counts, n-grams in alphabetical order; and where each n-gram
         first occurs (a position in ``ids``, for :meth:`spell`)."""
         (document, rank), position = self._ngrams(n)
-        distinct, first = np.unique(rank, return_index=True)
-        counts = sp.csr_matrix((np.ones(len(rank), dtype=np.int64), (document, rank)),
+        distinct, first, column = np.unique(rank, return_index=True, return_inverse=True)  # only n-grams that occur
+        counts = sp.csr_matrix((np.ones(len(rank), dtype=np.int64), (document, column.ravel())),
                                shape=(self.documents, len(distinct)))
         counts.sum_duplicates()
         return counts, position[first]
