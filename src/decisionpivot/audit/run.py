@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import chisquare
 from threadpoolctl import threadpool_limits
+from tqdm import tqdm
 
 from decisionpivot.audit.probes import PROBES, gold_position, probe_table
 from decisionpivot.audit.terms import Tokens, hashed_rows
@@ -275,23 +276,28 @@ def audit_families(tasks: Sequence[FamilyAudit], jobs: int | None = None) -> Ite
     """The reports of ``tasks``, in their order, each as soon as it and the ones before it are done.
 
     Families are independent, so ``jobs`` worker processes (default: one per CPU, at most one per family)
-    audit them in parallel; a report does not depend on which process made it or on how many there are."""
+    audit them in parallel; a report does not depend on which process made it or on how many there are.
+    The workers have started when this returns (so that a thread the caller starts later is not forked)."""
     if jobs is not None and jobs < 1:
         raise DecisionPivotError(f"jobs must be at least 1, got {jobs}")
     jobs = min(default_jobs() if jobs is None else jobs, len(tasks))
     if jobs <= 1:
-        yield from map(run_family_audit, tasks)
-        return
+        return map(run_family_audit, tasks)
     if START_METHOD == "fork":
         from decisionpivot.generate.registry import families
 
         load_text_resources()
         families()
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(START_METHOD)) as pool:
-        with warnings.catch_warnings():  # map submits every task: the workers start here
-            # Python 3.12+ warns about forking a process with threads; OpenBLAS's are the only others (above)
-            warnings.filterwarnings("ignore", message=".*multi-threaded, use of fork", category=DeprecationWarning)
-            reports = pool.map(run_family_audit, tasks)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(START_METHOD))
+    with warnings.catch_warnings():  # map submits every task: the workers start here
+        # Python 3.12+ warns about forking a process with threads; OpenBLAS's are the only others (above)
+        warnings.filterwarnings("ignore", message=".*multi-threaded, use of fork", category=DeprecationWarning)
+        reports = pool.map(run_family_audit, tasks)
+    return _then_shut_down(pool, reports)
+
+
+def _then_shut_down(pool: ProcessPoolExecutor, reports: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    with pool:
         yield from reports
 
 
@@ -299,7 +305,7 @@ def audit_folder(folder: Path, names: Sequence[str] | None, limits: AuditLimits,
                  jobs: int | None = None,
                  report: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """Audit the families ``names`` (default: every family of the folder's manifest), in that order;
-    ``report`` is called with each family's report as it is ready."""
+    ``report`` is called with each family's report as it is ready (a progress bar counts them on a terminal)."""
     from decisionpivot.generate.run import read_manifest
 
     manifest = read_manifest(folder)
@@ -310,10 +316,13 @@ def audit_folder(folder: Path, names: Sequence[str] | None, limits: AuditLimits,
             raise DecisionPivotError(f"{folder}/MANIFEST.json has no family {name!r}")
         tasks.append(FamilyAudit(name, folder / manifest["families"][name]["file"], limits, train_seed))
     reports = []
-    for family_report in audit_families(tasks, jobs):
-        reports.append(family_report)
-        if report is not None:
-            report(family_report)
+    results = audit_families(tasks, jobs)
+    with tqdm(total=len(tasks), desc="audit", unit="family", disable=None, leave=False) as bar:
+        for family_report in results:
+            reports.append(family_report)
+            if report is not None:
+                report(family_report)
+            bar.update()
     return reports
 
 
@@ -321,10 +330,10 @@ def print_family_line(report: Mapping[str, Any]) -> None:
     """One line per family on stdout (its worst probe and the gate's findings), as ``dp audit`` prints them."""
     worst = max(report["probes"].items(), key=lambda kv: kv[1]["margin"])
     status = "ok" if not report["failures"] else f"{len(report['failures'])} finding(s)"
-    print(f"{report['family']:<18} worst probe {worst[0]:<15} margin {100 * worst[1]['margin']:+5.1f} pts  {status}",
-          flush=True)
+    tqdm.write(f"{report['family']:<18} worst probe {worst[0]:<15} margin {100 * worst[1]['margin']:+5.1f} pts  "
+               f"{status}", file=sys.stdout)
     for failure in report["failures"]:
-        print(f"    {failure}", flush=True)
+        tqdm.write(f"    {failure}", file=sys.stdout)
 
 
 def audit_command(folder: Path, names: Sequence[str] | None, params: str | Path | None, out: Path,
