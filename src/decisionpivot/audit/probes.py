@@ -244,9 +244,9 @@ def lbfgs_logistic_scores(x_train: sp.csr_matrix, y: np.ndarray,
     and the scores (``X W = (X Q) V``). L-BFGS-B without bounds is built from inner products, so on ``V`` it takes the
     same steps as on ``W``; its tests are the relative decrease of the objective (the same in both) and the
     largest absolute gradient component of ``W`` (not rotation-invariant, so evaluated on ``W`` after every
-    step, in a callback). Results agree with the pipeline to ~1e-10 (tests/audit check it); the cost per
-    step falls from (terms x classes) to (training items x classes). With no more features than rows the
-    problem is solved as it stands, on the dense features."""
+    step, in a callback). Scores agree with the pipeline's to 1e-11 after 5-60 steps (tests/audit/test_probes.py
+    checks 1e-7); the cost per step falls from (terms x classes) to (training items x classes). With no more
+    features than rows the problem is solved as it stands, on the dense features."""
     classes = np.unique(y)
     n, features = x_train.shape
     k = 1 if len(classes) == 2 else len(classes)
