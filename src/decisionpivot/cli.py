@@ -291,6 +291,7 @@ class DP:
         out: str = "reports",
         families: str | Sequence[str] | None = None,
         train_seed: int | None = None,
+        jobs: int | None = None,
     ) -> None:
         """Shortcut audit: content-blind probes, family heuristics, balance and hygiene.
 
@@ -307,34 +308,12 @@ class DP:
           families: comma-separated family names (default: every family in the folder's manifest).
           train_seed: train the probes on a fresh draw with this seed and test them on the items,
             instead of cross-validating on the items.
+          jobs: worker processes (default: one per CPU); the reports are the same bytes for any number.
         """
-        from decisionpivot.audit.run import AuditLimits, audit_family, write_reports
-        from decisionpivot.generate.registry import families as registered
-        from decisionpivot.generate.run import draw_family, read_manifest
-        from decisionpivot.items import read_items
+        from decisionpivot.audit.run import audit_command
 
         folder = Path(items) if items else DEFAULT_CORE_DIR
-        limits = AuditLimits.from_params(params)
-        manifest = read_manifest(folder)
-        names = _names(families) or list(manifest["families"])
-        specs = {spec.name: spec for spec in registered()}
-        reports = []
-        for name in names:
-            if name not in manifest["families"]:
-                raise DecisionPivotError(f"{folder}/MANIFEST.json has no family {name!r}")
-            family_items = read_items(folder / manifest["families"][name]["file"])
-            train = list(draw_family(name, int(train_seed)).items) if train_seed is not None else None
-            heuristics = specs[name].heuristics if name in specs else {}
-            report = audit_family(name, family_items, limits, heuristics, train)
-            reports.append(report)
-            worst = max(report["probes"].items(), key=lambda kv: kv[1]["margin"])
-            status = "ok" if not report["failures"] else f"{len(report['failures'])} finding(s)"
-            print(f"{name:<18} worst probe {worst[0]:<15} margin {100 * worst[1]['margin']:+5.1f} pts  {status}")
-            for failure in report["failures"]:
-                print(f"    {failure}")
-        json_path, md_path = write_reports(reports, Path(out), limits, str(folder))
-        print(f"wrote {json_path} and {md_path}")
-        if strict and any(r["failures"] for r in reports):
+        if not audit_command(folder, _names(families), params, Path(out), train_seed, jobs) and strict:
             print("audit FAILED (--strict)", file=sys.stderr)
             raise SystemExit(1)
 

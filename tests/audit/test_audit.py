@@ -130,11 +130,12 @@ def test_rounded_argmax_ignores_last_bit_noise_and_breaks_exact_ties_to_the_firs
 def test_probe_decisions_survive_kernel_noise_on_mathematically_tied_classes(monkeypatch: pytest.MonkeyPatch) -> None:
     """policy_case-like: every group holds one item per outcome with the same state, so every feature value
     is seen with each class equally often and the class scores are equal but for rounding. Another BLAS
-    kernel perturbs the last bits (simulated: noise of 1e-15 on the decision scores); the predictions must
-    not move, and the tie goes to the first position."""
+    kernel perturbs the last bits (simulated: noise of 1e-15 on the decision scores of every probe, numeric
+    and text); the predictions must not move, and the tie goes to the first position."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
+    from decisionpivot.audit import probes
     from decisionpivot.audit.probes import PROBES, probe_predictions
 
     options = (Option("approve", "a"), Option("deny", "d"), Option("escalate", "e"))
@@ -144,18 +145,23 @@ def test_probe_decisions_survive_kernel_noise_on_mathematically_tied_classes(mon
         for answer in ("approve", "deny", "escalate"):
             items.append(Item(f"tie:{len(items):05d}", "tie", "B", "1", f"tie:g{g:04d}", 1 + g % 3, None, "d",
                               state, "What?", options, answer))
-    numeric = [p for p in PROBES if p.name in ("line_count", "state_length")]
-    clean = {p.name: probe_predictions(p, items).tolist() for p in numeric}
+    clean = {p.name: probe_predictions(p, items).tolist() for p in PROBES}
     assert all(v == [0] * len(items) for v in clean.values()), clean
     exact = LogisticRegression.decision_function
+    exact_text = probes.lbfgs_logistic_scores
     rng = np.random.default_rng(3)
 
     def noisy(self: LogisticRegression, x: object) -> np.ndarray:
         scores = exact(self, x)
         return scores + rng.normal(0.0, 1e-15, np.shape(scores))
 
-    monkeypatch.setattr(LogisticRegression, "decision_function", noisy)
-    for probe in numeric:
+    def noisy_text(*args: object) -> tuple[np.ndarray, np.ndarray]:
+        classes, scores = exact_text(*args)  # type: ignore[arg-type]
+        return classes, scores + rng.normal(0.0, 1e-15, np.shape(scores))
+
+    monkeypatch.setattr(LogisticRegression, "decision_function", noisy)  # the numeric probes
+    monkeypatch.setattr(probes, "lbfgs_logistic_scores", noisy_text)  # the text probes
+    for probe in PROBES:
         assert probe_predictions(probe, items).tolist() == clean[probe.name], probe.name
 
 
@@ -166,3 +172,59 @@ def test_audit_json_floats_are_portable() -> None:
         "a": [0.3, 0.3333333333], "b": 0.0, "c": 7, "d": "x"}
     assert str(portable(-0.0)) == "0.0"
     assert portable(2.0e-40) == 2.0e-40  # significant digits, not decimals: tiny p-values survive
+
+
+def _small_release(folder: Path, families: list[str], items: int = 180) -> Path:
+    """The first ``items`` items (whole contrast groups) of each family's release draw, with a manifest."""
+    from decisionpivot.generate.run import rebuild_manifest, write_family_files
+
+    write_family_files(folder, 20261007, families, write_manifest=False)
+    for name in families:
+        path = folder / f"{name}.jsonl"
+        path.write_text("".join(path.read_text(encoding="utf-8").splitlines(keepends=True)[:items]), encoding="utf-8")
+    rebuild_manifest(folder, 20261007, families)
+    return folder
+
+
+def test_reports_are_the_same_bytes_for_any_number_of_processes_threads_kernel_and_hash_seed(tmp_path: Path) -> None:
+    """policy_case's probe scores tie mathematically, access_request is a yes/no family: audited with one
+    process and one BLAS/OpenMP thread, then with two processes, two threads, another OpenBLAS kernel and
+    another PYTHONHASHSEED, the reports are the same bytes."""
+    from tests.release.test_dvc import _blas_env, _other_kernel
+
+    items = _small_release(tmp_path / "items", ["policy_case", "access_request"])
+    params = Path(__file__).resolve().parents[2] / "params.yaml"
+    run = [sys.executable, "-m", "decisionpivot.cli"]
+    reports = []
+    for jobs, threads, kernel, hash_seed in ((1, 1, None, "0"), (2, 2, _other_kernel(), "4242")):
+        out = tmp_path / f"reports-{jobs}"
+        env = {**_blas_env(threads, kernel), "PYTHONHASHSEED": hash_seed}
+        result = subprocess.run([*run, "audit", "--items", str(items), "--params", str(params), "--jobs", str(jobs),
+                                 "--out", str(out)], env=env, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+        reports.append(((out / "audit.json").read_bytes(), (out / "audit.md").read_bytes()))
+    assert reports[0] == reports[1]
+    assert len(json.loads(reports[0][0])["families"]) == 2
+
+
+def test_spawned_workers_give_the_reports_of_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The start method of other platforms (spawn: nothing inherited from the parent) changes nothing."""
+    from decisionpivot.audit import run as audit_run
+
+    folder = _small_release(tmp_path, ["clause_change"], items=90)
+    tasks = [audit_run.FamilyAudit("clause_change", folder / "clause_change.jsonl", AuditLimits(), seed)
+             for seed in (None, 7)]  # two tasks: cross-validated, and trained on a fresh draw
+    alone = list(audit_run.audit_families(tasks, jobs=1))
+    monkeypatch.setattr(audit_run, "START_METHOD", "spawn")
+    assert list(audit_run.audit_families(tasks, jobs=2)) == alone
+
+
+def test_the_audit_with_a_training_draw(tmp_path: Path) -> None:
+    """--train-seed: the probes train on a fresh draw and test on the items; the rest audits the items."""
+    from decisionpivot.audit.run import audit_command
+
+    _small_release(tmp_path / "items", ["goal_check"], items=200)
+    assert audit_command(tmp_path / "items", None, None, tmp_path / "reports", train_seed=7, jobs=1)
+    report = json.loads((tmp_path / "reports" / "audit.json").read_text())["families"][0]
+    assert report["items"] == 200 and report["hygiene"]["repeated_states"] == 0
+    assert abs(report["probes"]["bag_of_words"]["margin"]) < 0.05

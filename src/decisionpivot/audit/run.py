@@ -14,20 +14,27 @@ agreement, articles, spelling, misplaced function words; :mod:`decisionpivot.aud
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
+import sys
+import warnings
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy.stats import chisquare
-from sklearn.feature_extraction.text import HashingVectorizer
+from threadpoolctl import threadpool_limits
+from tqdm import tqdm
 
-from decisionpivot.audit.probes import PROBES, gold_position, probe_predictions
-from decisionpivot.audit.text import KINDS, text_report
+from decisionpivot.audit.probes import PROBES, gold_position, probe_table
+from decisionpivot.audit.terms import Tokens, hashed_rows
+from decisionpivot.audit.text import KINDS, load_text_resources, text_report
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.items import Item, atomic_write_bytes, render_state
+from decisionpivot.items import Item, atomic_write_bytes, read_items, render_state
 
 BOOTSTRAP_SEED = 20261007
 RESAMPLES = 1000
@@ -150,10 +157,19 @@ def _balance(items: Sequence[Item]) -> dict[str, Any]:
     return result
 
 
-def _hygiene(items: Sequence[Item], limits: AuditLimits) -> dict[str, Any]:
-    texts = [render_state(i.state) for i in items]
+HASH_BUCKETS = 2**18
+"""Columns of the hashed word and bigram counts that near-duplicate states are found with."""
+
+
+def _hygiene(items: Sequence[Item], limits: AuditLimits, texts: Sequence[str] | None = None,
+             tokens: Tokens | None = None) -> dict[str, Any]:
+    """Repeated and near-duplicate states and the shape of the family (``texts``: the rendered states, and
+    ``tokens`` their tokens, if at hand). Near-duplicates: the cosine of the states' hashed words and bigrams
+    (of two or more characters: ``HashingVectorizer(ngram_range=(1, 2), alternate_sign=False)``)."""
+    texts = [render_state(i.state) for i in items] if texts is None else texts
+    tokens = Tokens.of(texts) if tokens is None else tokens
     repeated = len(texts) - len(set(texts))
-    vectors = HashingVectorizer(n_features=2**18, ngram_range=(1, 2), alternate_sign=False, norm="l2").transform(texts)
+    vectors = hashed_rows(tokens.longer_than(1), HASH_BUCKETS)
     similarity = (vectors @ vectors.T).toarray()
     groups = np.array([i.group or i.id for i in items])
     same_group = groups[:, None] == groups[None, :]
@@ -175,8 +191,13 @@ def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristi
     """Probes, heuristics, balance and hygiene of one family, with the gate's findings."""
     report: dict[str, Any] = {"family": name, "items": len(items), "groups": len({i.group for i in items}),
                               "probes": {}, "heuristics": {}, "failures": []}
+    documents = [*(train or ()), *items]
+    states = [render_state(i.state) for i in documents]
+    tokens = Tokens.of(states)
+    with threadpool_limits(limits=1, user_api="blas"):  # small matrices: a second thread only waits
+        predictions = probe_table(items, train, states=states, state_tokens=tokens)
     for probe in PROBES:
-        scored = _scored(items, probe_predictions(probe, items, train))
+        scored = _scored(items, predictions[probe.name])
         scored["margin"] = scored["item_accuracy"] - scored["baseline_item"]
         report["probes"][probe.name] = scored
         if over_limit(scored["margin"], limits.probe_margin):
@@ -198,7 +219,8 @@ def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristi
         for key in ("answer_p", "gold_position_p"):
             if key in balance and balance[key] < limits.balance_p_min:
                 report["failures"].append(f"balance ({scope}): {key} = {balance[key]:.2g} < {limits.balance_p_min}")
-    report["hygiene"] = _hygiene(items, limits)
+    offset = len(documents) - len(items)
+    report["hygiene"] = _hygiene(items, limits, states[offset:], tokens.tail(offset))
     if report["hygiene"]["repeated_states"]:
         report["failures"].append(f"{report['hygiene']['repeated_states']} repeated state(s)")
     if report["hygiene"]["near_duplicates"]:
@@ -209,6 +231,120 @@ def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristi
         report["failures"].append(f"{report['text']['findings']} text finding(s) in {report['text']['items_affected']} "
                                   f"item(s): {kinds}")
     return report
+
+
+@dataclass(frozen=True)
+class FamilyAudit:
+    """One family's audit as a task for a worker process."""
+
+    name: str
+    """Family name."""
+    path: Path
+    """Its items file."""
+    limits: AuditLimits
+    """Gate limits."""
+    train_seed: int | None = None
+    """Train the probes on a fresh draw with this seed (None: cross-validate on the items)."""
+
+
+def run_family_audit(task: FamilyAudit) -> dict[str, Any]:
+    """:func:`audit_family` of one family file, with the heuristics its module exposes."""
+    from decisionpivot.generate.registry import families
+
+    specs = {spec.name: spec for spec in families()}
+    train = None
+    if task.train_seed is not None:
+        from decisionpivot.generate.run import draw_family
+
+        train = list(draw_family(task.name, task.train_seed).items)
+    heuristics = specs[task.name].heuristics if task.name in specs else {}
+    return audit_family(task.name, read_items(task.path), task.limits, heuristics, train)
+
+
+START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
+"""How worker processes start. On Linux they are forked from a parent that has loaded everything they need
+(imports, the dictionary, inflect: ~3 s of CPU a spawned worker spends again); the parent's only other
+threads then are OpenBLAS's, which OpenBLAS stops around a fork. Elsewhere they are spawned."""
+
+
+def default_jobs() -> int:
+    """One worker process per CPU this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def audit_families(tasks: Sequence[FamilyAudit], jobs: int | None = None) -> Iterator[dict[str, Any]]:
+    """The reports of ``tasks``, in their order, each as soon as it and the ones before it are done.
+
+    Families are independent, so ``jobs`` worker processes (default: one per CPU, at most one per family)
+    audit them in parallel; a report does not depend on which process made it or on how many there are.
+    The workers have started when this returns (so that a thread the caller starts later is not forked)."""
+    if jobs is not None and jobs < 1:
+        raise DecisionPivotError(f"jobs must be at least 1, got {jobs}")
+    jobs = min(default_jobs() if jobs is None else jobs, len(tasks))
+    if jobs <= 1:
+        return map(run_family_audit, tasks)
+    if START_METHOD == "fork":
+        from decisionpivot.generate.registry import families
+
+        load_text_resources()
+        families()
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(START_METHOD))
+    with warnings.catch_warnings():  # map submits every task: the workers start here
+        # Python 3.12+ warns about forking a process with threads; OpenBLAS's are the only others (above)
+        warnings.filterwarnings("ignore", message=".*multi-threaded, use of fork", category=DeprecationWarning)
+        reports = pool.map(run_family_audit, tasks)
+    return _then_shut_down(pool, reports)
+
+
+def _then_shut_down(pool: ProcessPoolExecutor, reports: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    with pool:
+        yield from reports
+
+
+def audit_folder(folder: Path, names: Sequence[str] | None, limits: AuditLimits, train_seed: int | None = None,
+                 jobs: int | None = None,
+                 report: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Audit the families ``names`` (default: every family of the folder's manifest), in that order;
+    ``report`` is called with each family's report as it is ready (a progress bar counts them on a terminal)."""
+    from decisionpivot.generate.run import read_manifest
+
+    manifest = read_manifest(folder)
+    names = list(names) if names else list(manifest["families"])
+    tasks = []
+    for name in names:
+        if name not in manifest["families"]:
+            raise DecisionPivotError(f"{folder}/MANIFEST.json has no family {name!r}")
+        tasks.append(FamilyAudit(name, folder / manifest["families"][name]["file"], limits, train_seed))
+    reports = []
+    results = audit_families(tasks, jobs)
+    with tqdm(total=len(tasks), desc="audit", unit="family", disable=None, leave=False) as bar:
+        for family_report in results:
+            reports.append(family_report)
+            if report is not None:
+                report(family_report)
+            bar.update()
+    return reports
+
+
+def print_family_line(report: Mapping[str, Any]) -> None:
+    """One line per family on stdout (its worst probe and the gate's findings), as ``dp audit`` prints them."""
+    worst = max(report["probes"].items(), key=lambda kv: kv[1]["margin"])
+    status = "ok" if not report["failures"] else f"{len(report['failures'])} finding(s)"
+    tqdm.write(f"{report['family']:<18} worst probe {worst[0]:<15} margin {100 * worst[1]['margin']:+5.1f} pts  "
+               f"{status}", file=sys.stdout)
+    for failure in report["failures"]:
+        tqdm.write(f"    {failure}", file=sys.stdout)
+
+
+def audit_command(folder: Path, names: Sequence[str] | None, params: str | Path | None, out: Path,
+                  train_seed: int | None = None, jobs: int | None = None) -> bool:
+    """``dp audit``: audit the folder, print a line per family, write the reports; True when the gate passes."""
+    limits = AuditLimits.from_params(params)
+    reports = audit_folder(folder, names, limits, None if train_seed is None else int(train_seed), jobs,
+                           print_family_line)
+    json_path, md_path = write_reports(reports, out, limits, str(folder))
+    print(f"wrote {json_path} and {md_path}")
+    return not any(r["failures"] for r in reports)
 
 
 def portable(value: Any) -> Any:

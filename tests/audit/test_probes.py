@@ -1,0 +1,129 @@
+"""The text probes' fast path computes what their scikit-learn pipeline (``Probe.model()``) computes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.feature_extraction.text import TfidfTransformer, TfidfVectorizer
+
+from decisionpivot.audit import probes
+from decisionpivot.audit.probes import (
+    PROBES,
+    SpanBasis,
+    _folds,
+    gold_position,
+    inner_products,
+    lbfgs_logistic_scores,
+    probe_table,
+    robust_argmax,
+    tfidf_fold,
+)
+from decisionpivot.audit.terms import WORD, Tokens
+from decisionpivot.generate.run import draw_family
+from decisionpivot.items import Item, render_state
+
+SEED = 20261007
+
+
+def _family(name: str) -> list[Item]:
+    return list(draw_family(name, SEED).items)
+
+
+def _probe(name: str) -> probes.Probe:
+    return next(p for p in PROBES if p.name == name)
+
+
+def _fold_inputs(items: list[Item], probe: probes.Probe, fold: int = 0) -> tuple[list[str], list[str], np.ndarray,
+                                                                                np.ndarray, np.ndarray]:
+    states = [render_state(i.state) for i in items]
+    documents = probe.features(items, states)
+    train, test = _folds(items, None)[fold]
+    return documents, states, train, test, np.array([gold_position(i) for i in items])
+
+
+@pytest.mark.parametrize(("family", "probe_name"), [
+    ("policy_case", "bag_of_words"),  # 3 classes, more features than training rows: the span
+    ("access_request", "bag_of_bigrams"),  # 2 classes
+    ("record_rule", "options_only"),  # up to 10 classes, fewer features than rows: the features themselves
+])
+def test_fast_fit_gives_the_pipelines_scores_and_predictions(family: str, probe_name: str) -> None:
+    items, probe = _family(family), _probe(probe_name)
+    documents, _, train, test, gold = _fold_inputs(items, probe)
+    pipeline = probe.model()
+    pipeline.fit([documents[i] for i in train], gold[train])  # type: ignore[attr-defined]
+    expected = pipeline.decision_function([documents[i] for i in test])  # type: ignore[attr-defined]
+    x_train, x_test = tfidf_fold(Tokens.of(documents).term_counts(probe.ngram), train, test)
+    classes, scores = lbfgs_logistic_scores(x_train, gold[train], x_test)
+    assert classes.tolist() == pipeline.classes_.tolist()  # type: ignore[attr-defined]
+    assert np.abs(scores - expected).max() < 1e-7
+    assert (classes[robust_argmax(scores)] == pipeline.classes_[robust_argmax(expected)]).all()  # type: ignore
+
+
+def test_fold_features_are_the_tfidf_vectorizers() -> None:
+    items, probe = _family("booking_check"), _probe("bag_of_bigrams")
+    documents, _, train, test, _ = _fold_inputs(items, probe, fold=2)
+    vectoriser = probe.model().steps[0][1]  # type: ignore[attr-defined]
+    expected_train = vectoriser.fit_transform([documents[i] for i in train])
+    expected_test = vectoriser.transform([documents[i] for i in test])
+    x_train, x_test = tfidf_fold(Tokens.of(documents).term_counts(probe.ngram), train, test)
+    for found, expected in ((x_train, expected_train), (x_test, expected_test)):
+        assert found.shape == expected.shape
+        assert abs(found - expected).max() < 1e-15
+
+
+def test_the_feature_limit_keeps_the_most_frequent_terms_ties_in_alphabetical_order(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    items = _family("clause_change")
+    documents = [render_state(i.state) for i in items]
+    train, test = _folds(items, None)[0]
+    counts = Tokens.of(documents).term_counts((1, 1))  # columns in alphabetical order
+    frequency = np.asarray(counts[train].sum(axis=0)).ravel()
+    eligible = np.flatnonzero(np.bincount(counts[train].indices, minlength=counts.shape[1]) >= probes.MIN_DF)
+    ranked = sorted(eligible.tolist(), key=lambda j: (-frequency[j], j))
+    tied = next(k for k in range(200, len(ranked)) if frequency[ranked[k - 1]] == frequency[ranked[k]])
+    monkeypatch.setattr(probes, "MAX_FEATURES", tied)  # the cut goes through terms of equal frequency
+    x_train, _ = tfidf_fold(counts, train, test)
+    expected = TfidfTransformer(sublinear_tf=True).fit_transform(counts[train][:, sorted(ranked[:tied])])
+    assert x_train.shape == expected.shape and abs(x_train - expected).max() == 0
+    clean = next(k for k in range(200, len(ranked)) if frequency[ranked[k - 1]] > frequency[ranked[k]])
+    monkeypatch.setattr(probes, "MAX_FEATURES", clean)  # no tie at the cut: scikit-learn picks the same terms
+    x_train, _ = tfidf_fold(counts, train, test)
+    expected = TfidfVectorizer(min_df=probes.MIN_DF, max_features=clean, token_pattern=WORD.pattern,
+                               sublinear_tf=True).fit_transform([documents[i] for i in train])
+    assert x_train.shape == expected.shape and abs(x_train - expected).max() < 1e-15
+
+
+def test_span_basis_is_orthonormal_with_repeated_rows() -> None:
+    rng = np.random.default_rng(4)
+    import scipy.sparse as sp
+
+    base = rng.random((6, 40)) * (rng.random((6, 40)) < 0.3)
+    x = sp.csr_matrix(np.vstack([base, base[:2], 2 * base[3:4], np.zeros((1, 40))]))  # rank 6 of 10 rows
+    gram = inner_products(x)
+    assert np.abs(gram - (x @ x.T).toarray()).max() < 1e-12
+    span = SpanBasis.of(gram)
+    assert span.rows.shape == (10, 6)
+    q = x.T @ span.combination(np.eye(6))  # the basis, as weights
+    assert np.abs(q.T @ q - np.eye(6)).max() < 1e-10
+    assert np.abs(x @ q - span.rows).max() < 1e-10
+    other = sp.csr_matrix(rng.random((3, 40)))
+    assert np.abs(span.coordinates((other @ x.T).toarray()) - other @ q).max() < 1e-10
+
+
+def test_no_terms_left_is_an_intercept_only_model() -> None:
+    items = _family("triage_order")[:60]
+    documents = [f"unique{k}" for k in range(len(items))]  # every term in one document only: min_df removes all
+    train, test = _folds(items, None)[0]
+    x_train, x_test = tfidf_fold(Tokens.of(documents).term_counts((1, 1)), train, test)
+    assert x_train.shape[1] == 0
+    gold = np.array([gold_position(i) for i in items])
+    _, scores = lbfgs_logistic_scores(x_train, gold[train], x_test)
+    assert scores.shape[0] == len(test) and np.ptp(scores, axis=0).max() < 1e-12  # the same scores for every item
+
+
+def test_probe_table_with_a_training_draw_tests_on_the_items() -> None:
+    items, train = _family("goal_check")[:200], list(draw_family("goal_check", 7).items)[:200]
+    table = probe_table(items, train)
+    assert set(table) == {p.name for p in PROBES} and all(len(v) == len(items) for v in table.values())
+    alone = probe_table(items, train, probes=(_probe("bag_of_words"),))
+    assert alone["bag_of_words"].tolist() == table["bag_of_words"].tolist()
