@@ -1,0 +1,199 @@
+"""Running systems: systems, evaluate, repair, merge, sample.
+
+Verbs of ``dp`` (:class:`decisionpivot.cli.DP` brings every group together); each method is one verb, its
+signature the command line :mod:`decisionpivot.command_line` checks, its docstring the help.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, name_list
+from decisionpivot._cli.items import ItemVerbs
+from decisionpivot.errors import DecisionPivotError
+
+
+class EvaluationVerbs:
+    """Running systems."""
+
+    def systems(self, config: str | None = None, kinds: bool = False) -> None:
+        """List the systems `dp evaluate` knows: built-in, family heuristics, and those in --config.
+
+        Args:
+          config: a YAML systems file (see decisionpivot/evaluate/default_systems.yaml).
+          kinds: list every kind instead, with its keys, defaults and what each key does.
+        """
+        from decisionpivot.evaluate.kinds import kinds as registered
+        from decisionpivot.evaluate.systems import load_systems
+
+        if kinds:
+            for name, spec in sorted(registered().items()):
+                print(f"{name}: {spec.doc}")
+                for key, setting in spec.settings.items():
+                    need = "required" if key in spec.required else f"default {setting.default!r}"
+                    print(f"    {key:<32} {need:<22} {setting.doc}")
+            return
+        for name, system in sorted(load_systems(config).items()):
+            detail = system.settings.get("model") or system.settings.get("callable") or system.settings.get("baseline")
+            print(f"{name:<48} {system.kind:<16} {detail}  ({system.source})")
+
+    def evaluate(
+        self,
+        system: str,
+        config: str | None = None,
+        items: str | None = None,
+        runs: str = "runs",
+        tasks: str | Sequence[str] | None = None,
+        limit: int | None = None,
+        shard: str | None = None,
+        retry_errors: bool = False,
+        restart: bool = False,
+        allow_modified_items: bool = False,
+        permute_options: int = 0,
+    ) -> None:
+        """Run one system over the benchmark and write runs/<system>/<task>.jsonl (+ .meta.json).
+
+        Re-running answers only what is missing (also after a crash or kill -9) and asks again the
+        items whose record is a transient error (server down, retries spent). Each answer file is
+        locked while it is written: a second run on it refuses, naming the holder. The items are
+        checked against their MANIFEST.json (and the release hashes shipped in the package) before
+        anything is asked. Exits 1 when a task ends below the 99% of items the scorer needs.
+        Without --items and with no items generated yet, the release core items are generated first.
+
+        Args:
+          system: a declared system (`dp systems` lists them), e.g. uniform.
+          config: YAML file declaring more systems (two lines suffice for an OpenAI-compatible or
+            System One endpoint).
+          items: items folder (default datasets/core/<version>).
+          runs: folder of answer files.
+          tasks: comma-separated task names (default: every items file in the folder).
+          limit: answer at most this many items per task (quick tries; `dp score --partial` scores them).
+          shard: i/n - answer only items whose index % n == i, into runs/<system>/shards/; fold the
+            shards together with `dp merge`.
+          retry_errors: ask again every item whose record is an error (replacing that record).
+          restart: start each task afresh (old answers kept as <task>.jsonl.bak, or the next free .bak.N: a
+            backup is never overwritten); needed to resume
+            under a changed system config, which is otherwise refused.
+          allow_modified_items: evaluate items whose hash differs from their manifest (recorded in the
+            meta file and on the leaderboard).
+          permute_options: also ask every item under K seeded re-orderings of its options
+            (runs/<system>/permuted/); `dp score` then reports accuracy under permutation.
+        """
+        from decisionpivot.evaluate.answers import Shard
+        from decisionpivot.evaluate.run import evaluate_system
+        from decisionpivot.evaluate.systems import get_system
+
+        chosen = get_system(str(system), config)
+        folder = Path(items) if items else DEFAULT_CORE_DIR
+        if items is None and not (folder / "MANIFEST.json").exists():
+            print(f"{folder}/ not found: generating the release core items first", file=sys.stderr)
+            ItemVerbs().generate()
+        results = evaluate_system(chosen, folder, Path(runs), name_list(tasks), None if limit is None else int(limit),
+                                  Shard.parse(shard), restart=bool(restart), retry_errors=bool(retry_errors),
+                                  allow_modified_items=bool(allow_modified_items),
+                                  permute_options=int(permute_options))
+        print(f"{'task':<26} {'items':>6} {'resumed':>8} {'answers':>8} {'errors':>7} {'retries':>8}  file")
+        for r in results:
+            print(f"{r.task:<26} {r.items:>6} {r.already:>8} {r.answered:>8} {r.errors:>7} {r.retries:>8}  {r.path}")
+        short = [r for r in results if not r.covered]
+        answered = sum(r.answered for r in results)
+        total = sum(r.items for r in results)
+        unanswered = sum(r.transient for r in results)
+        print(f"{chosen.name}: {answered} of {total} items answered, {sum(r.errors for r in results)} errors "
+              f"({unanswered} transient) in {len(results)} task(s), readout {chosen.readout}")
+        if short and limit is None and shard is None:
+            names = ", ".join(r.task for r in short)
+            print(f"evaluate INCOMPLETE: {len(short)} task(s) below the 99% of items the scorer needs ({names}); "
+                  "run again to ask the transient errors, or with --retry-errors to ask every error again",
+                  file=sys.stderr)
+            raise SystemExit(1)
+        if unanswered:
+            tasks_left = ", ".join(f"{r.task} {r.transient}" for r in results if r.transient)
+            print(f"evaluate INCOMPLETE: {unanswered} item(s) unanswered after their retries (transient errors: "
+                  f"{tasks_left}); the scorer counts them as failed predictions. Run the same command again to ask "
+                  "them again", file=sys.stderr)
+            raise SystemExit(1)
+
+    def repair(self, system: str, runs: str = "runs") -> None:
+        """Fold duplicate ids in a system's answer files into one record per id (the original kept as .bak).
+
+        A backup is never overwritten: when <task>.jsonl.bak exists the original goes to .bak.1, .bak.2, ...
+
+        Per id the first answer with probabilities is kept (an answer beats an error). Needed only for
+        files written before answer files were locked, or edited by hand.
+
+        Args:
+          system: the system whose answer files to repair (folder under runs).
+          runs: folder of answer files.
+        """
+        from decisionpivot.evaluate.answers import fold_duplicates
+        from decisionpivot.evaluate.systems import validate_system_name
+
+        folder = Path(runs) / validate_system_name(str(system))
+        if not folder.is_dir():
+            raise DecisionPivotError(f"{folder}: no answers folder for system {system!r}")
+        paths = [p for p in sorted(folder.rglob("*.jsonl")) if not p.name.endswith(".raw.jsonl")]
+        for path in paths:
+            folded, differing, backup = fold_duplicates(path)
+            if backup is not None:
+                note = f" ({differing} with differing answers: the first kept)" if differing else ""
+                print(f"{path}: folded {folded} duplicate id(s){note}; original kept as {backup.name}")
+        print(f"checked {len(paths)} answer file(s) of {system}")
+
+    def merge(self, system: str, items: str | None = None, runs: str = "runs") -> None:
+        """Fold the shard answer files of a system (from `dp evaluate --shard i/n`) into its task files.
+
+        Every id must appear at most once across shards; ids still missing are listed.
+
+        Args:
+          system: the system whose shards to merge.
+          items: items folder the shards answered (default datasets/core/<version>).
+          runs: folder of answer files.
+        """
+        from decisionpivot.evaluate.answers import merge_shards
+        from decisionpivot.evaluate.run import task_files
+        from decisionpivot.evaluate.systems import validate_system_name
+        from decisionpivot.items import iter_items
+
+        folder = Path(items) if items else DEFAULT_CORE_DIR
+        order = {task: [i.id for i in iter_items(path)] for task, path in task_files(folder).items()}
+        for task, count, missing in merge_shards(Path(runs), validate_system_name(str(system)), order):
+            note = f", {len(missing)} missing (e.g. {missing[:3]})" if missing else ""
+            print(f"{task}: {count} records{note}")
+
+    def sample(self, task: str, systems: str | Sequence[str], source: str = "reference-sources",
+               config: str | None = None, n: int = 5, temperature: float = 0.7, out: str | None = None,
+               runs: str = "runs", limit: int | None = None, restart: bool = False) -> None:
+        """Sample N answers per question from chat systems, for the capability-boundary tasks.
+
+        Asks each question of the official file (GSM8K test.jsonl, NQ-open NQ-open.dev.jsonl) N times per
+        system, with the same runner as `dp evaluate` (retries, rate limits, resume, locks), and writes the
+        sampled-answers file that `dp reconstruct capb_gsm8k|capb_nq_open --sampled-answers FILE` grades,
+        with FILE.meta.json (models, N, temperature, date) beside it.
+
+        Args:
+          task: capb_gsm8k or capb_nq_open.
+          systems: comma-separated chat systems (declared in --config).
+          source: folder holding the official question file (or <task>/ folders of official files).
+          config: YAML file declaring the systems.
+          n: samples per question and system.
+          temperature: sampling temperature (overrides the systems' own).
+          out: sampled-answers file to write (default sampled/<task>.answers.jsonl).
+          runs: folder of the resumable per-system samples (runs/<system>/samples/).
+          limit: sample only the first Q questions.
+          restart: start each system's samples afresh (old ones kept as .bak); needed after a change of a
+            system's config, which is otherwise refused.
+        """
+        from decisionpivot.evaluate.systems import get_system
+        from decisionpivot.sample.run import sample_answers
+
+        chosen = [get_system(name, config) for name in name_list(systems) or []]
+        target = Path(out) if out else Path("sampled") / f"{task}.answers.jsonl"
+        results = sample_answers(str(task), source, chosen, int(n), float(temperature), target, runs,
+                                 None if limit is None else int(limit), restart=bool(restart))
+        for r in results:
+            print(f"{r.system:<28} model {r.model:<24} {r.samples:>7} samples {r.errors:>6} errors  {r.path}")
+        print(f"wrote {target} and {target.name}.meta.json; next: dp reconstruct {task} --source {source} "
+              f"--sampled-answers {target}")

@@ -1,0 +1,198 @@
+"""The reference track and the release: reconstruct, overlap, licenses, datasheet, release, download.
+
+Verbs of ``dp`` (:class:`decisionpivot.cli.DP` brings every group together); each method is one verb, its
+signature the command line :mod:`decisionpivot.command_line` checks, its docstring the help.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, reference_folder
+from decisionpivot.errors import DecisionPivotError
+
+
+class ReferenceVerbs:
+    """The reference track and the release."""
+
+    def reconstruct(
+        self,
+        task: str | None = None,
+        source: str = "reference-sources",
+        out: str = "datasets/reference",
+        all: bool = False,
+        sampled_answers: str | None = None,
+        record: bool = False,
+    ) -> None:
+        """Rebuild reference tasks from official files, checking every hash and count against the task card.
+
+        On any mismatch nothing is written and the differences are printed (file, expected vs found).
+
+        Args:
+          task: task id (see `dp licenses` for the list); or use --all.
+          source: folder holding <task>/ folders of official files (or the task's own folder).
+          out: output folder for <task>.jsonl.
+          all: rebuild every task whose official files are present in --source.
+          sampled_answers: sampled-answers file (JSONL: question_id, model, answer) for the
+            capability-boundary tasks capb_gsm8k and capb_nq_open.
+          record: maintainers only - write the reconstructed count and items hash into the card
+            (official files must still match the card's hashes).
+        """
+        from decisionpivot.reconstruct.card import get_card
+        from decisionpivot.reconstruct.run import reconstruct_all, reconstruct_task, record_expected
+
+        inputs = {"sampled_answers": sampled_answers} if sampled_answers else {}
+        if all:
+            done, skipped, failed = reconstruct_all(source, out, **inputs)
+            for r in done:
+                print(f"rebuilt  {r.task:<22} {r.items:>5} items  sha256 {r.sha256}  "
+                      f"{'verified' if r.verified else 'UNVERIFIED card'}")
+            for name, reason in skipped.items():
+                print(f"skipped  {name:<22} {reason}")
+            for name, reason in failed.items():
+                print(f"FAILED   {name:<22} {reason}")
+            print(f"{len(done)} rebuilt, {len(skipped)} skipped, {len(failed)} failed")
+            if failed:
+                raise SystemExit(1)
+            return
+        if not task:
+            raise DecisionPivotError("name a task or pass --all")
+        result = reconstruct_task(str(task), source, out, **inputs)
+        if record:
+            card = get_card(str(task))
+            record_expected(card, result)
+            print(f"recorded {result.items} items, sha256 {result.sha256} in {card.path}")
+        print(f"rebuilt {result.task}: {result.items} items, sha256 {result.sha256} -> {result.path}"
+              f"{'' if result.verified else ' (card unverified: count and hash not checked)'}")
+
+    def overlap(self, *train: str, items: str = "datasets/reference", out: str = "datasets/reference-filtered",
+                n: int = 13) -> None:
+        """Remove reference items that share a long n-gram with training files (and their groups).
+
+        Streams the training files (plain text, JSON Lines, .gz), writes a filtered copy of every
+        items file to --out plus overlap.json, and prints the counts per task.
+
+        Args:
+          train: training files (plain text, .jsonl, optionally .gz); also accepted as --train a,b.
+          items: folder of reference items to filter.
+          out: folder for the filtered copy.
+          n: n-gram length in word tokens.
+        """
+        from decisionpivot.release.overlap import filter_folder
+
+        paths = [Path(p) for p in train]
+        if not paths:
+            raise DecisionPivotError("name at least one training file: dp overlap FILE [FILE ...]")
+        reports = filter_folder(Path(items), paths, Path(out), int(n))
+        print(f"{'task':<22} {'items':>6} {'flagged':>8} {'removed':>8}")
+        for r in reports:
+            print(f"{r.task:<22} {r.items:>6} {r.flagged:>8} {r.removed:>8}")
+        print(f"wrote {out}/ ({sum(r.removed for r in reports)} items removed)")
+
+    def licenses(self, out: str | None = "licenses/REVIEW.md") -> None:
+        """Print the reference-track licence review (task, licence, class, route, reason) and counts.
+
+        Args:
+          out: also write the review as Markdown here (pass --out= to skip writing).
+        """
+        from decisionpivot.licenses.routes import review_markdown
+        from decisionpivot.reconstruct.card import all_cards
+
+        text = review_markdown(all_cards())
+        print(text)
+        if out:
+            from decisionpivot.items import atomic_write_bytes
+
+            atomic_write_bytes(Path(out), text.encode("utf-8"))
+
+    def datasheet(self, core: str | None = None, reference: str | None = "datasets/reference",
+                  out: str = "datasheet") -> None:
+        """Write the datasheet (DATASHEET.md, Gebru et al. questions) and Croissant 1.1 metadata (croissant.json).
+
+        Every number is computed from the items files and the task cards.
+
+        Args:
+          core: core items folder (default datasets/core/<version>).
+          reference: reconstructed reference items folder (tasks whose file is absent are listed as such);
+            `--reference ""` describes no reference items (every task listed as absent), as the DVC
+            pipeline's datasheet stage does.
+          out: output folder.
+        """
+        from decisionpivot.datasheet import write_datasheet
+
+        reference_dir = reference_folder(reference)
+        core_dir = Path(core) if core else DEFAULT_CORE_DIR
+        for path in write_datasheet(core_dir, Path(reference_dir) if reference_dir else None, Path(out)):
+            print(f"wrote {path}")
+
+    def release(self, repo_id: str | None = None, core: str | None = None, reference: str | None = "datasets/reference",
+                out: str = "release", private: bool = False, dry_run: bool = False, endpoint: str | None = None,
+                record_manifest: bool = False) -> None:
+        """Build the gated Hugging Face dataset folder and upload it (create repo, upload, gate manually).
+
+        The folder holds the core items, the redistributable reference tasks only, licences, a dataset
+        card with the access conditions, and MANIFEST.json (SHA-256 and size of every file). The token
+        comes from HF_TOKEN or `hf auth login`; it is never printed.
+
+        Args:
+          repo_id: dataset repository ORG/NAME (not needed with --dry-run or --record-manifest alone).
+          core: core items folder (default datasets/core/<version>).
+          reference: reconstructed reference items folder ("" for a core-only release).
+          out: release folder to build.
+          private: create the repository private (default public, gated).
+          dry_run: build the folder only; upload nothing.
+          endpoint: hub URL (default HF_ENDPOINT, else huggingface.co).
+          record_manifest: maintainers - store the built MANIFEST.json as the package's expected
+            manifest (src/decisionpivot/release/expected_manifest.json) that `dp download` verifies against, and
+            the core folder's MANIFEST.json as the released edition's (src/decisionpivot/released/) that
+            `dp evaluate` and `dp score` check release items against.
+        """
+        from decisionpivot.release.hub import build_release, upload_release
+        from decisionpivot.release.manifest import expected_manifest, record_expected_manifest
+
+        if not (repo_id or dry_run or record_manifest):
+            raise DecisionPivotError("name the dataset repository with --repo-id ORG/NAME (or build only: --dry-run)")
+        built = build_release(Path(core) if core else DEFAULT_CORE_DIR, reference_folder(reference), out)
+        manifest = built.manifest
+        for note in built.notes:
+            print(f"note: {note}", file=sys.stderr)
+        print(f"built {out}/ (core families: {len(manifest['core'])}, reference tasks: {len(manifest['reference'])}, "
+              f"files: {len(manifest['files']) + 1}), content digest {manifest['digest']}")
+        if record_manifest:
+            from decisionpivot.item_hashes import record_released_core
+
+            print(f"recorded the expected manifest in {record_expected_manifest(manifest)} and the released core "
+                  f"items' hashes in {record_released_core(Path(core) if core else DEFAULT_CORE_DIR)} (commit both)")
+        elif (expected_manifest() or {}).get("digest") != manifest["digest"]:
+            print("note: the package's expected manifest describes another build; `dp download` will not verify "
+                  "this release until a maintainer runs `dp release --record-manifest` and publishes the package",
+                  file=sys.stderr)
+        if dry_run or not repo_id:
+            return
+        result = upload_release(out, str(repo_id), private=bool(private), endpoint=endpoint)
+        print(f"uploaded {result.files} files to {result.url} (commit {result.commit}); gating: manual approval")
+
+    def download(self, repo_id: str, revision: str | None = None, out: str = "datasets/hub",
+                 endpoint: str | None = None, allow_uncovered: bool = False) -> None:
+        """Download the gated dataset with your token and verify every SHA-256 against the package's manifest.
+
+        Only a fully verified download is written to --out. Request access on the dataset page first and
+        log in (`hf auth login`) or set HF_TOKEN.
+
+        Args:
+          repo_id: dataset repository ORG/NAME.
+          revision: branch, tag or commit (default main).
+          out: folder to write the verified files to.
+          endpoint: hub URL (default HF_ENDPOINT, else huggingface.co).
+          allow_uncovered: accept a revision the package's manifest does not describe, checked only
+            against the revision's own MANIFEST.json (not an independent check).
+        """
+        from decisionpivot.release.hub import download_release
+
+        result = download_release(str(repo_id), out, revision=revision, endpoint=endpoint,
+                                  allow_uncovered=bool(allow_uncovered))
+        against = "the package manifest" if result.covered else "the revision's own manifest ONLY (not covered)"
+        print(f"verified {result.files} files of {repo_id} at commit {result.commit} against {against}: "
+              f"release {result.release}, content digest {result.digest} -> {result.folder}/")
+        print(f"evaluate with: dp evaluate --system uniform --items {result.folder}/core")

@@ -1,0 +1,196 @@
+"""From answers to figures: score, compare, stability, gate, report.
+
+Verbs of ``dp`` (:class:`decisionpivot.cli.DP` brings every group together); each method is one verb, its
+signature the command line :mod:`decisionpivot.command_line` checks, its docstring the help.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, name_list, reference_folder
+from decisionpivot.errors import DecisionPivotError
+
+
+class ScoringVerbs:
+    """From answers to figures."""
+
+    def score(self, runs: str = "runs", items: str | None = None, reference: str | None = "datasets/reference",
+              out: str = "reports", systems: str | Sequence[str] | None = None, resamples: int = 1000,
+              figures: bool = True, partial: bool = False, allow_modified_items: bool = False,
+              gate: str | None = None) -> None:
+        """Score runs/<system>/<task>.jsonl: metrics with 95% bootstrap intervals, tables and figures.
+
+        Writes <out>/scores.json, scoring.json, leaderboard.md/.csv/.tex, per-family, per-level and
+        reference tables, and <out>/figures/*.png|svg. A malformed answer file is an error naming the
+        file and line; a task with records for fewer than 99% of items is excluded and reported.
+
+        Args:
+          runs: folder of answer files, one sub-folder per system.
+          items: core items folder (default datasets/core/<version>).
+          reference: folder of reference task items (<task>.jsonl), one per task card; tasks without a
+            file are left out. `--reference ""` scores no reference tasks at all (the DVC pipeline's
+            score stage does this, so it reads only declared inputs).
+          out: output folder.
+          systems: comma-separated system names (default: every folder under runs).
+          resamples: bootstrap resamples per interval (seed 20261007; recorded in the outputs).
+          figures: also draw the figures.
+          partial: also score tasks below 99% coverage on their answered items only, in
+            <out>/partial.md ("partial, not comparable": for quick tries such as `dp evaluate --limit 20`).
+          allow_modified_items: score items files whose SHA-256 differs from the one recorded for them (core:
+            their MANIFEST.json and the released edition; reference: their verified task card); the leaderboard
+            says so. Without it such a file stops the scoring.
+          gate: gate.json of `dp gate` (e.g. reports/gate.json): adds the leaderboard column "Cert. cov.",
+            coverage at thresholds certified on fresh draws, beside the retrospective C(0.05). Default: none.
+        """
+        from decisionpivot.reconstruct.scoring import register_card_tasks
+        from decisionpivot.score.pipeline import score_runs
+        from decisionpivot.score.report import leaderboard_markdown
+
+        reference_dir = reference_folder(reference)
+        if reference_dir is not None and not Path(reference_dir).is_dir():
+            if reference_dir != "datasets/reference":  # named on the command line: a typo must not pass silently
+                raise DecisionPivotError(f"--reference {reference_dir}: no such folder of reference items "
+                                         '(`--reference ""` scores the core families only)')
+            reference_dir = None  # the default folder, before any `dp reconstruct`: core families only
+        if reference_dir is not None:
+            register_card_tasks(reference_dir)
+        tasks = None if reference_dir is not None else ()  # () = no reference tasks, not even registered ones
+        folder = Path(items) if items else DEFAULT_CORE_DIR
+        chosen = name_list(systems)
+        scoring = score_runs(runs, folder, reference_dir, out, chosen, int(resamples), tasks=tasks,
+                             figures=bool(figures), partial=bool(partial),
+                             allow_modified_items=bool(allow_modified_items), gate=gate)
+        print(leaderboard_markdown(scoring))
+        if scoring.partial:
+            from decisionpivot.score.partial import partial_markdown
+
+            print(partial_markdown(list(scoring.partial)))
+        for warning in scoring.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        print(f"wrote {out}/")
+
+    def compare(self, system_a: str, system_b: str, runs: str = "runs", items: str | None = None,
+                reference: str | None = "datasets/reference", resamples: int = 1000,
+                allow_modified_items: bool = False) -> None:
+        """Paired differences A - B with 95% intervals from matched bootstrap resamples.
+
+        Args:
+          system_a: first system (folder under runs).
+          system_b: second system.
+          runs: folder of answer files.
+          items: core items folder (default datasets/core/<version>).
+          reference: folder of reference task items (`--reference ""`: none).
+          resamples: bootstrap resamples.
+          allow_modified_items: compare on items files whose SHA-256 differs from the one recorded for them.
+        """
+        from decisionpivot.reconstruct.scoring import register_card_tasks
+        from decisionpivot.score.pipeline import compare_runs, format_comparison
+
+        reference_dir = reference_folder(reference)
+        if reference_dir is not None:
+            register_card_tasks(reference_dir)
+        folder = Path(items) if items else DEFAULT_CORE_DIR
+        rows, notes = compare_runs(str(system_a), str(system_b), runs, folder, reference_dir, int(resamples),
+                                   tasks=None if reference_dir is not None else (),
+                                   allow_modified_items=bool(allow_modified_items))
+        print(format_comparison(str(system_a), str(system_b), rows, notes))
+
+    def stability(self, items_a: str, runs_a: str, items_b: str, runs_b: str,
+                  systems: str | Sequence[str] | None = None, resamples: int = 1000,
+                  out: str = "reports/stability") -> None:
+        """Do rankings and scores survive a revision of the items or a fresh draw? (the paper's Table E3)
+
+        Reports Spearman's rho of macro pair accuracy between item sets A and B with a bootstrap interval,
+        each system's score change B - A with a 95% interval (matched resamples for paired item sets,
+        independent otherwise; the report says which) and how many include zero, the share of changed
+        answers when A and B hold identical items (two runs of one system), and for reasoning runs the
+        mean output tokens and closed replies, over all items and the balanced subset (Table D5).
+        Writes <out>/stability.md and stability.json.
+
+        Args:
+          items_a: core items folder A (e.g. datasets/core/1.1).
+          runs_a: answer folders of the systems on A.
+          items_b: core items folder B (e.g. datasets/core/1.2 or datasets/fresh/seed-7).
+          runs_b: answer folders of the systems on B.
+          systems: comma-separated systems (default: every system with answers on both).
+          resamples: bootstrap resamples.
+          out: output folder.
+        """
+        from decisionpivot.stability.run import stability, stability_markdown, write_stability
+
+        chosen = name_list(systems)
+        result = stability(Path(items_a), Path(runs_a), Path(items_b), Path(runs_b), chosen, int(resamples))
+        print(stability_markdown(result, str(items_a), str(items_b)))
+        for path in write_stability(result, Path(out), str(items_a), str(items_b)):
+            print(f"wrote {path}")
+
+    def gate(self, runs: str = "runs", items: str | None = None, calibration_runs: str = "runs-calibration",
+             calibration_items: str = "datasets/fresh", seeds: str | Sequence[str] | None = None,
+             target_risk: float | None = None, delta: float | None = None,
+             systems: str | Sequence[str] | None = None, out: str = "reports", resamples: int | None = None,
+             params: str | None = None) -> None:
+        """Certify a confidence threshold per system and family on fresh draws; check it on the release.
+
+        With probability >= 1 - delta over the calibration draws, the error rate among the items a system
+        decides alone (confidence >= threshold) is at most target_risk (Learn then Test, Angelopoulos et
+        al. 2021; binomial tail p-values, fallback procedure over a fixed grid, one member per contrast
+        group). "do not automate" when no threshold is certified; "refused" when a draw's answers cover
+        less than 99% of its items. Writes <out>/gate.md, <out>/gate.json and <out>/gate/<system>.json.
+        Calibration answers: dp generate --seed N; dp evaluate --system S --items datasets/fresh/seed-N
+        --runs runs-calibration/seed-N.
+
+        Args:
+          runs: release answer folders, one per system (every system there is gated).
+          items: release core items folder (default datasets/core/<version>); only checked on, never calibrated on.
+          calibration_runs: folder of seed-N/<system>/ answer folders on the calibration draws.
+          calibration_items: folder of the calibration draws' seed-N/ items folders.
+          seeds: comma-separated calibration seeds (default: the params file's gate.seeds, else every
+            seed-N folder under calibration_runs).
+          target_risk: largest error rate allowed among automated items (a fraction; default 0.05).
+          delta: allowed probability that the guarantee fails (a fraction; default 0.10).
+          systems: comma-separated systems (default: every folder under runs).
+          out: output folder.
+          resamples: bootstrap resamples of the release intervals (seed 20261007, as dp score; default 1000).
+          params: YAML file whose `gate:` section gives seeds, target_risk, delta and resamples (the DVC
+            stage passes params.yaml); flags given on the command line win.
+        """
+        from decisionpivot.gate.report import gate_summary, write_gate
+        from decisionpivot.gate.run import gate_runs, resolve_settings
+
+        chosen, settings = resolve_settings(Path(params) if params else None, name_list(seeds), target_risk, delta,
+                                            resamples, Path(calibration_runs))
+        gating = gate_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, Path(calibration_runs),
+                           Path(calibration_items), chosen, settings, name_list(systems))
+        print(gate_summary(gating))
+        for path in write_gate(gating, Path(out)):
+            print(f"wrote {path}")
+
+    def report(self, reports: str = "reports", items: str | None = None, runs: str = "runs", out: str | None = None,
+               gate: str | None = None, stability: str | None = None,
+               partial: str | None = None) -> None:
+        """Write the static HTML report of a scoring: <out>/index.html and its pages (open it in a browser).
+
+        Leaderboard, systems x families heat map, levels, confidence (risk-coverage, reliability, pair
+        direction), reference track, how each system ran, one page per family and per system, and the
+        contrast-group browser. Reads what `dp score` wrote plus the items and answer files it read; works
+        from file:// and any static host (no network); the same inputs give the same bytes.
+
+        Args:
+          reports: the `dp score` output folder (scores.json, scoring.json; partial.csv, gate.json and
+            stability results are shown when there).
+          items: core items folder the scoring read (default datasets/core/<version>).
+          runs: folder of answer files the scoring read.
+          out: folder of the site (default <reports>/site); replaced whole, and only if dp report wrote it.
+          gate: `dp gate`'s gate.json (default <reports>/gate.json if present; --gate "" for none).
+          stability: comma-separated `dp stability` results (stability.json files or their folders;
+            default every <reports>/stability*.json and <reports>/*/stability.json; --stability "" for none).
+          partial: `dp score --partial`'s partial.csv (default <reports>/partial.csv if present; "" for none).
+        """
+        from decisionpivot.report.site import report_site
+
+        built = report_site(reports, items if items else DEFAULT_CORE_DIR, runs, out, gate, stability, partial)
+        print(f"wrote {built.out}/ ({built.pages} pages, {built.files} files, {built.bytes / 1e6:.1f} MB); "
+              f"open {built.out}/index.html")
