@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import decisionpivot
 from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED, __version__
 from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, default_items_folder, name_list
 
@@ -28,7 +29,8 @@ class ItemVerbs:
 
         print(f"decisionpivot {__version__} "
               f"(core items version {BENCHMARK_VERSION}, release seed {RELEASE_SEED})")
-        for lock in (Path(sys.prefix) / "requirements.lock", Path(__file__).resolve().parents[2] / "requirements.lock"):
+        checkout = Path(decisionpivot.__file__).resolve().parents[2]  # src/decisionpivot/ -> the checkout
+        for lock in (Path(sys.prefix) / "requirements.lock", checkout / "requirements.lock"):
             if lock.is_file():
                 print(f"lock sha256:{hashlib.sha256(lock.read_bytes()).hexdigest()}")
                 return
