@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from decisionpivot.items import Item, Option, write_items
-from decisionpivot.release.overlap import filter_folder
+from decisionpivot.overlap.run import filter_folder
 
 
 def main() -> None:
@@ -36,7 +36,7 @@ def main() -> None:
                 handle.write(line)
                 written += len(line)
         t0 = time.perf_counter()
-        [report] = filter_folder(folder, [train], Path(tmp) / "out")
+        [report], _ = filter_folder(folder, [train], Path(tmp) / "out", resume=False)
         wall = time.perf_counter() - t0
     print(f"{args.mb} MB of training text against {args.items} items: {wall:.1f} s = {args.mb / wall:.1f} MB/s "
           f"(flagged {report.flagged})")
