@@ -92,6 +92,16 @@ class TokenizedChunk:
         """Byte offset (in the chunk) of the run each of the given tokens belongs to."""
         return self.run_starts[self.runs_of(tokens)]
 
+    def segment_start(self, token: int) -> int:
+        """Byte offset (in the chunk) of the SAFE-separated segment the token starts in: where a report
+        says the token is (the same whichever way the chunk was cut into runs)."""
+        start = int(self.offsets(np.array([token]))[0])
+        found = np.flatnonzero(SAFE[self.lowered[max(0, start - 256) : start]])
+        while not len(found) and start > 256:
+            start -= 256
+            found = np.flatnonzero(SAFE[self.lowered[max(0, start - 256) : start]])
+        return max(0, start - 256) + int(found[-1]) + 1 if len(found) else 0
+
     def word(self, token: int) -> str:
         """The token itself (lower-cased text)."""
         run = int(self.runs_of(np.array([token]))[0])

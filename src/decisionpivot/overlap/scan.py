@@ -142,7 +142,7 @@ def _match_stream(index: ItemIndex, chunk: TokenizedChunk, block: Block, tail: _
         return tail.words[k] if k < carried else chunk.word(k - carried)
 
     def origin(k: int) -> int:
-        return int(tail.origins[k]) if k < carried else block.origin + int(chunk.offsets(np.array([k - carried]))[0])
+        return int(tail.origins[k]) if k < carried else block.origin + chunk.segment_start(k - carried)
 
     if len(candidates):
         _confirm(index, candidates, groups, word, lambda s: ("byte", origin(s)), part.file.url, flagged, complete,

@@ -42,6 +42,8 @@ READ_BYTES = 1 << 16
 """Compressed bytes fed to a decompressor at a time (zstd's output per call grows with this)."""
 OUT_BYTES = 1 << 20
 """Most bytes one gzip decompression call returns."""
+LOOKAHEAD_BYTES = 1 << 10
+"""First read past a part's end (doubled until its last n-grams are complete)."""
 MAX_UNCUT_BYTES = 64 << 20
 """Text longer than this without any ASCII whitespace or punctuation is refused (it cannot be cut exactly)."""
 PARQUET_BATCH_ROWS = 2048
@@ -365,9 +367,10 @@ def _stream_blocks(stream: _Counted | _Inflated, raw: _Counted, origin: int, end
         position += len(carry)
     if end is None:
         return
-    carry = b""
+    carry, want = b"", LOOKAHEAD_BYTES
     while True:  # lookahead: the consumer stops reading once its last n-grams are complete
-        data = stream.read(READ_BYTES)
+        data = stream.read(want)
+        want = min(2 * want, CHUNK_BYTES)
         if not data:
             if carry:
                 yield Block(carry, position, True, raw.count, 0)
@@ -476,7 +479,7 @@ def _parquet_blocks(file: TrainingFile, handle: BinaryIO, part: Part, text_colum
 
 def _corrupt(file: TrainingFile, exc: BaseException) -> DecisionPivotError:
     what = {"gzip": "gzip", "zstd": "zstd"}.get(file.compression, "")
-    reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    reason = str(exc) or type(exc).__name__
     if what:
         return DecisionPivotError(f"{file.url}: corrupt or truncated {what} file ({reason}); nothing of it was counted")
     return DecisionPivotError(f"{file.url}: cannot read training file ({reason})")

@@ -46,7 +46,8 @@ class ScanState:
         if lines and lines[0] == self.header:
             for entry in lines[1:]:
                 self.finished[(entry["location"], entry["key"], entry["unit"], entry["start"], entry["end"])] = entry
-            self.note = f"resuming from {path}: {len(self.finished)} finished part(s) recorded"
+            if self.finished:
+                self.note = f"resuming from {path}: {len(self.finished)} finished part(s) recorded"
             atomic_write_bytes(path, "".join(json.dumps(line, sort_keys=True) + "\n" for line in lines).encode())
         else:
             if lines:
