@@ -14,6 +14,7 @@ themselves, so local paths must be visible to them (a shared file system) or be 
 from __future__ import annotations
 
 import logging
+import socket
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -42,6 +43,17 @@ def _dask() -> Any:
     return distributed
 
 
+def _check_reachable(address: str) -> None:
+    """A refused TCP connection is said at once (the client would retry for its whole timeout)."""
+    from distributed.comm import get_address_host_port
+
+    if not address.startswith(("tcp://", "tls://")):
+        return
+    host, port = get_address_host_port(address)
+    with socket.create_connection((host, port), timeout=10):
+        pass
+
+
 def scan_on_dask(index: ItemIndex, parts: Sequence[Part], text_column: str, done: Callable[[PartResult], None],
                  progress: Callable[[int], None], address: str | None = None, workers: int = 1) -> None:
     """Scan the parts on a Dask cluster: the one at ``address``, else a local cluster of ``workers`` processes."""
@@ -49,6 +61,7 @@ def scan_on_dask(index: ItemIndex, parts: Sequence[Part], text_column: str, done
     cluster = None
     try:
         if address:
+            _check_reachable(address)
             client = distributed.Client(address, timeout="30s")
         else:
             cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,

@@ -153,6 +153,7 @@ def expand_inputs(specs: Sequence[str]) -> list[TrainingFile]:
     for spec in specs:
         fs, path = _filesystem(spec)
         try:
+            fs.invalidate_cache()  # listings cached by an earlier call in this process may be stale
             if any(c in path for c in "*?["):
                 matches = [m for m in sorted(fs.glob(path)) if not _hidden(m) and fs.isfile(m)]
                 if not matches:
