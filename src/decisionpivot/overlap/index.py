@@ -35,13 +35,14 @@ class ItemIndex:
         self.item_ids: list[str] = []
         self.vocab: dict[str, int] = {}
         digest = hashlib.sha256(f"{NORMALISATION}\n{n}\n".encode())
-        ids, hashes, starts = [], [], [0]
+        ids, token_hashes, hashes, starts = [], [], [], [0]
         for item in items:
             words = tokens(item_text(item))
             digest.update(f"{item.id}\0{' '.join(words)}\n".encode("utf-8", "surrogatepass"))
             vocab = self.vocab
             ids.append(np.fromiter((vocab.setdefault(w, len(vocab)) for w in words), dtype=np.int32, count=len(words)))
-            hashes.append(ngram_hashes(string_hashes(words), n))
+            token_hashes.append(string_hashes(words))
+            hashes.append(ngram_hashes(token_hashes[-1], n))
             starts.append(starts[-1] + len(words))
             self.item_ids.append(item.id)
         self.digest = digest.hexdigest()
@@ -50,6 +51,8 @@ class ItemIndex:
         """Vocabulary id of every item token, items one after the other."""
         self.item_starts = np.array(starts, dtype=np.int64)
         """Where each item's tokens start in ``token_ids`` (one more entry: the end)."""
+        self.token_hashes = np.concatenate(token_hashes) if token_hashes else np.zeros(0, dtype=np.uint64)
+        """The hash of every item token (as ``token_ids``): the first, vectorised, check of a hit."""
         all_hashes = np.concatenate(hashes) if hashes else np.zeros(0, dtype=np.uint64)
         positions = np.concatenate([self.item_starts[i] + np.arange(len(h)) for i, h in enumerate(hashes)]
                                    ) if hashes else np.zeros(0, dtype=np.int64)
@@ -58,6 +61,8 @@ class ItemIndex:
         offsets = np.int32 if len(self.token_ids) < 2**31 else np.int64
         self.positions = positions[order].astype(offsets)
         """Start (in ``token_ids``) of every item n-gram, grouped by hash."""
+        self.position_items = (np.searchsorted(self.item_starts, self.positions, side="right") - 1).astype(np.int32)
+        """The item (index into ``item_ids``) each entry of ``positions`` belongs to."""
         self.hashes, first = np.unique(sorted_hashes, return_index=True)
         """The distinct n-gram hashes, sorted."""
         self.group_starts = np.append(first, len(sorted_hashes)).astype(offsets)
@@ -105,20 +110,15 @@ class ItemIndex:
         found = groups >= 0
         return survivors[found], groups[found]
 
-    def owners(self, group: int) -> np.ndarray:
-        """The item (index into ``item_ids``) of every item n-gram with the given hash group."""
-        starts = self.positions[self.group_starts[group] : self.group_starts[group + 1]]
-        return np.searchsorted(self.item_starts, starts, side="right") - 1
+    def entries(self, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(which of ``groups``, entry of ``positions``) for every item n-gram of the given hash groups."""
+        first = self.group_starts[groups].astype(np.int64)
+        counts = self.group_starts[groups + 1] - first
+        which = np.repeat(np.arange(len(groups)), counts)
+        return which, np.repeat(first - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
 
-    def confirm(self, words: Sequence[str], group: int, flagged: np.ndarray) -> np.ndarray:
-        """Items not yet ``flagged`` (bool per item) that contain exactly the n-gram ``words`` of hash ``group``."""
+    def exact(self, words: Sequence[str], position: int) -> bool:
+        """Whether the item n-gram starting at ``position`` (in ``token_ids``) is exactly ``words``."""
         vocab = self.vocab
         ids = [vocab.get(w, -1) for w in words]
-        if -1 in ids:
-            return np.zeros(0, dtype=np.int64)
-        starts = self.positions[self.group_starts[group] : self.group_starts[group + 1]]
-        owners = np.searchsorted(self.item_starts, starts, side="right") - 1
-        open_ = ~flagged[owners]
-        starts, owners = starts[open_], owners[open_]
-        windows = self.token_ids[starts[:, None] + np.arange(self.n)]
-        return np.unique(owners[(windows == np.array(ids, dtype=np.int32)).all(axis=1)])
+        return ids == self.token_ids[position : position + self.n].tolist()

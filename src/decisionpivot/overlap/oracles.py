@@ -170,14 +170,25 @@ def _plain_documents(path: Path, text_column: str) -> Iterator[tuple[bool, str]]
                 yield False, line  # a stream: n-grams run across lines
 
 
-def plain_flag_overlap(items: Iterable[Item], training: Sequence[Path], n: int = DEFAULT_N,
-                       text_column: str = "text") -> set[str]:
-    """Ids of items sharing an n-gram with the training files: tuples of tokens in a dict, plain Python."""
+def plain_index(items: Iterable[Item], n: int = DEFAULT_N) -> dict[tuple[str, ...], set[str]]:
+    """Every n-gram of the items (a tuple of tokens) -> the ids of the items that have it."""
     owners: dict[tuple[str, ...], set[str]] = {}
     for item in items:
         words = tokens(item_text(item))
         for i in range(len(words) - n + 1):
             owners.setdefault(tuple(words[i : i + n]), set()).add(item.id)
+    return owners
+
+
+def plain_flag_overlap(items: Iterable[Item], training: Sequence[Path], n: int = DEFAULT_N,
+                       text_column: str = "text") -> set[str]:
+    """Ids of items sharing an n-gram with the training files: tuples of tokens in a dict, plain Python."""
+    return plain_scan(plain_index(items, n), training, n, text_column)
+
+
+def plain_scan(owners: dict[tuple[str, ...], set[str]], training: Sequence[Path], n: int = DEFAULT_N,
+               text_column: str = "text") -> set[str]:
+    """Ids of the items of a :func:`plain_index` that share an n-gram with the training files."""
     flagged: set[str] = set()
     for path in training:
         window: list[str] = []

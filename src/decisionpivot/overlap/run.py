@@ -67,6 +67,10 @@ class OverlapScan:
     """Bytes of training files read in this run (resumed parts not counted)."""
     seconds: float
     """Wall time of the scan in this run."""
+    cpu_seconds: float
+    """CPU time the parts scanned in this run took, added over all workers."""
+    scanned_text_bytes: int
+    """Bytes of (decompressed) training text scanned in this run."""
 
 
 def scan_training(index: ItemIndex, training: Sequence[str], *, engine: str = LOCAL, workers: int = 1,
@@ -112,9 +116,10 @@ def scan_training(index: ItemIndex, training: Sequence[str], *, engine: str = LO
         for item, evidence in results[part].hits.items():
             flagged.setdefault(item, evidence)
             per_file[part.file.url].add(item)
+    fresh = [results[part] for part in todo]
     return OverlapScan(flagged, tuple(files), {url: len(ids) for url, ids in per_file.items()},
                        sum(r.tokens for r in results.values()), sum(r.text_bytes for r in results.values()),
-                       scanned, seconds)
+                       scanned, seconds, sum(r.cpu_seconds for r in fresh), sum(r.text_bytes for r in fresh))
 
 
 def flag_overlap(items_by_task: dict[str, Sequence[Item]], training: Sequence[str | Path], n: int = DEFAULT_N,
@@ -176,7 +181,10 @@ def overlap_command(train: Sequence[str], items: str, out: str, n: int, engine: 
     print(f"{'task':<22} {'items':>6} {'flagged':>8} {'removed':>8}")
     for r in reports:
         print(f"{r.task:<22} {r.items:>6} {r.flagged:>8} {r.removed:>8}")
-    rate = f", {scan.scanned_bytes / 1e6 / scan.seconds:.1f} MB/s" if scan.scanned_bytes and scan.seconds > 0 else ""
-    print(f"read {len(scan.files)} training file(s): {scan.text_bytes / 1e6:.1f} MB of text, {scan.tokens} tokens "
-          f"({scan.scanned_bytes / 1e6:.1f} MB scanned now in {scan.seconds:.1f} s{rate})", file=sys.stderr)
+    rate = ""
+    if scan.scanned_text_bytes and scan.seconds > 0 and scan.cpu_seconds > 0:
+        rate = (f": {scan.scanned_text_bytes / 1e6 / scan.seconds:.1f} MB/s of text, "
+                f"{scan.scanned_text_bytes / 1e6 / scan.cpu_seconds:.1f} MB/s per core")
+    print(f"read {len(scan.files)} training file(s): {scan.text_bytes / 1e6:.1f} MB of text, {scan.tokens} tokens; "
+          f"scanned {scan.scanned_bytes / 1e6:.1f} MB of files now in {scan.seconds:.1f} s{rate}", file=sys.stderr)
     print(f"wrote {out}/ ({sum(r.removed for r in reports)} items removed)")

@@ -10,6 +10,7 @@ are all flagged is not re-checked again.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -47,6 +48,8 @@ class PartResult:
     """Bytes of training input read, decompressed (JSON lines as they are; Parquet: the text column's text)."""
     tokens: int
     """Tokens read."""
+    cpu_seconds: float = 0.0
+    """CPU time the scan took (its thread only; 0 when read back from a resume state)."""
 
 
 class _Stream:
@@ -63,6 +66,7 @@ class _Stream:
 def scan_part(index: ItemIndex, part: Part, text_column: str = "text",
               progress: Callable[[int], None] | None = None) -> PartResult:
     """Every item sharing an n-gram with this part, with where it was found; ``progress`` gets bytes read."""
+    cpu_started = time.thread_time()
     flagged = np.zeros(len(index.item_ids), dtype=bool)
     complete = np.zeros(len(index.hashes), dtype=bool)
     hits: dict[str, Evidence] = {}
@@ -86,26 +90,61 @@ def scan_part(index: ItemIndex, part: Part, text_column: str = "text",
         blocks.close()
     if progress is not None and part.weight > reported:
         progress(part.weight - reported)
-    return PartResult(part, dict(sorted(hits.items())), text_bytes, token_count)
+    return PartResult(part, dict(sorted(hits.items())), text_bytes, token_count, time.thread_time() - cpu_started)
 
 
-def _confirm(index: ItemIndex, candidates: np.ndarray, groups: np.ndarray, word: Callable[[int], str],
+def _resolve(index: ItemIndex, starts: np.ndarray, groups: np.ndarray, hashes: np.ndarray, word: Callable[[int], str],
              where: Callable[[int], tuple[str, int]], file: str, flagged: np.ndarray, complete: np.ndarray,
              hits: dict[str, Evidence]) -> None:
-    open_ = ~complete[groups]
-    for start, group in zip(candidates[open_].tolist(), groups[open_].tolist(), strict=True):
-        if complete[group]:
-            continue
-        words = [word(k) for k in range(start, start + index.n)]
-        found = index.confirm(words, group, flagged)
-        if len(found):
-            unit, position = where(start)
-            evidence = Evidence(file, unit, position, " ".join(words))
-            for item in found.tolist():
-                flagged[item] = True
-                hits[index.item_ids[item]] = evidence
-        if flagged[index.owners(group)].all():
-            complete[group] = True
+    """Flag the items that truly contain the n-grams starting at ``starts`` (token indices into ``hashes``)
+    whose hashes matched hash ``groups``. In bulk: the first occurrence of each open group is compared with
+    every not yet flagged item n-gram of that group token hash by token hash; then, once per newly flagged
+    item, its earliest candidate is compared token by token (a collision of token hashes never flags).
+    Groups whose items are all flagged are closed and cost nothing more in this part."""
+    n = index.n
+    window = np.arange(n)
+    keep = ~complete[groups]
+    starts, groups = starts[keep], groups[keep]
+    first_round = True
+    while len(starts):
+        if first_round:  # one occurrence per group: a repeated n-gram is checked once
+            groups_now, first = np.unique(groups, return_index=True)
+            starts_now = starts[first]
+        else:  # what a collision in the first round left open: every remaining occurrence
+            groups_now, starts_now = groups, starts
+        which, entries = index.entries(groups_now)
+        owners = index.position_items[entries]
+        open_ = ~flagged[owners]
+        which, entries, owners = which[open_], entries[open_], owners[open_]
+        begin = starts_now[which]
+        same = (hashes[begin[:, None] + window] == index.token_hashes[index.positions[entries][:, None] + window])
+        verified = same.all(axis=1)
+        begin, entries, owners = begin[verified], entries[verified], owners[verified]
+        order = np.lexsort((begin, owners))
+        words_at: dict[int, list[str]] = {}
+        for start, entry, owner in zip(begin[order].tolist(), entries[order].tolist(), owners[order].tolist(),
+                                       strict=True):
+            if flagged[owner]:  # an earlier candidate of this item passed
+                continue
+            words = words_at.get(start)
+            if words is None:
+                words = words_at[start] = [word(k) for k in range(start, start + n)]
+            if index.exact(words, int(index.positions[entry])):
+                flagged[owner] = True
+                unit, position = where(start)
+                hits[index.item_ids[owner]] = Evidence(file, unit, position, " ".join(words))
+        which_all, entries_all = index.entries(groups_now)
+        unflagged = ~flagged[index.position_items[entries_all]]
+        still_open = np.bincount(which_all, weights=unflagged, minlength=len(groups_now))
+        complete[groups_now[still_open == 0]] = True
+        if not first_round:
+            break
+        first_round = False
+        remaining = np.ones(len(starts), dtype=bool)
+        remaining[first] = False
+        starts, groups = starts[remaining], groups[remaining]
+        keep = ~complete[groups]
+        starts, groups = starts[keep], groups[keep]
 
 
 def _match_documents(index: ItemIndex, chunk: TokenizedChunk, block: Block, flagged: np.ndarray,
@@ -117,10 +156,14 @@ def _match_documents(index: ItemIndex, chunk: TokenizedChunk, block: Block, flag
     first_doc = np.searchsorted(block.doc_starts, chunk.offsets(candidates), side="right") - 1
     last_doc = np.searchsorted(block.doc_starts, chunk.offsets(candidates + index.n - 1), side="right") - 1
     inside = first_doc == last_doc  # an n-gram across two documents does not count
-    docs = dict(zip(candidates[inside].tolist(), first_doc[inside].tolist(), strict=True))
-    origins = block.doc_origins
-    _confirm(index, candidates[inside], groups[inside], chunk.word, lambda s: (unit, int(origins[docs[s]])), file,
-             flagged, complete, hits)
+    starts, origins = block.doc_starts, block.doc_origins
+
+    def where(start: int) -> tuple[str, int]:
+        document = int(np.searchsorted(starts, chunk.offsets(np.array([start]))[0], side="right")) - 1
+        return unit, int(origins[document])
+
+    _resolve(index, candidates[inside], groups[inside], chunk.hashes, chunk.word, where, file, flagged, complete,
+             hits)
 
 
 def _match_stream(index: ItemIndex, chunk: TokenizedChunk, block: Block, tail: _Stream, part: Part,
@@ -145,8 +188,8 @@ def _match_stream(index: ItemIndex, chunk: TokenizedChunk, block: Block, tail: _
         return int(tail.origins[k]) if k < carried else block.origin + chunk.segment_start(k - carried)
 
     if len(candidates):
-        _confirm(index, candidates, groups, word, lambda s: ("byte", origin(s)), part.file.url, flagged, complete,
-                 hits)
+        _resolve(index, candidates, groups, hashes, word, lambda s: ("byte", origin(s)), part.file.url, flagged,
+                 complete, hits)
     if block.lookahead and len(hashes) >= owned_tokens + n - 1:
         return True
     keep = min(n - 1, len(hashes))
