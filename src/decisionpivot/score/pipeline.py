@@ -145,6 +145,7 @@ def score_loaded(
     runs: Path | None = None, partial: bool = False,
 ) -> Scoring:
     """Every estimate of both tracks for the loaded runs (with ``runs``: option-order robustness too)."""
+    from decisionpivot.overlap.provenance import provenance_folder, read_provenance
     from decisionpivot.score.operations import system_operations
     from decisionpivot.score.partial import partial_score
     from decisionpivot.score.robustness import order_robustness
@@ -185,6 +186,7 @@ def score_loaded(
             partial_score(layouts[task], answers) for (_, task), answers in sorted(loaded.short.items())
             if task in layouts
         ) if partial else (),
+        provenance=read_provenance(provenance_folder(runs), loaded.systems) if runs else (),
     )
 
 

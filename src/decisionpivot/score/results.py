@@ -17,6 +17,7 @@ import numpy as np
 from decisionpivot.score.answers import AnswerSummary
 
 if TYPE_CHECKING:
+    from decisionpivot.overlap.provenance import TaskProvenance
     from decisionpivot.score.operations import SystemOperations
     from decisionpivot.score.partial import PartialScore
     from decisionpivot.score.robustness import OrderRobustness
@@ -182,6 +183,8 @@ class Scoring:
     """Option-order robustness per system and family."""
     partial: tuple[PartialScore, ...] = ()
     """Partial scores of quick tries, not comparable; empty unless asked."""
+    provenance: tuple[TaskProvenance, ...] = ()
+    """Training-data provenance flags of the systems with a provenance file (decisionpivot.overlap.provenance)."""
     _index: dict[tuple[str, str, str, int | None, str], Estimate] = field(
         default_factory=dict, compare=False, repr=False
     )
