@@ -121,22 +121,30 @@ def lm_eval_scan(items: list[Item], path: Path) -> Callable[[], set[str]] | None
 
 
 def peak_rss_mb(items_file: Path, training: Path) -> float:
-    code = ("import resource, sys; from decisionpivot.items import read_items; "
+    # VmHWM: the peak of this process's own address space (ru_maxrss would carry the parent's over the exec)
+    code = ("import sys; from decisionpivot.items import read_items; "
             "from decisionpivot.overlap.index import ItemIndex; from decisionpivot.overlap.run import scan_training; "
             "scan_training(ItemIndex(read_items(sys.argv[1])), [sys.argv[2]]); "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+            "print(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])")
     out = subprocess.run([sys.executable, "-c", code, str(items_file), str(training)], capture_output=True, text=True,
                          check=True)
     return int(out.stdout.strip()) / 1024
 
 
 def dask_wall(index: ItemIndex, folder: Path, workers: int) -> tuple[float, float]:
+    """Wall time and worker CPU of a scan on a local cluster started as `dp overlap --workers N` starts it
+    (the cluster's start-up is not timed)."""
     import logging
 
+    import dask
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None, silence_logs=logging.ERROR) as cluster:
+    from decisionpivot.overlap.engines import WORKER_ENVIRON
+
+    settings = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in WORKER_ENVIRON.items()}
+    with dask.config.set(settings), LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                                 host="127.0.0.1", dashboard_address=None,
+                                                 silence_logs=logging.ERROR) as cluster:
         started = time.perf_counter()
         scan = scan_training(index, [str(folder)], engine="dask", address=cluster.scheduler_address)
         return time.perf_counter() - started, scan.cpu_seconds
