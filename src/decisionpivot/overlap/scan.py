@@ -83,9 +83,10 @@ def scan_part(index: ItemIndex, part: Part, text_column: str = "text",
                 _match_documents(index, chunk, block, flagged, complete, hits, part.file.url, unit)
             elif _match_stream(index, chunk, block, tail, part, flagged, complete, hits):
                 break
-            if progress is not None and block.consumed > reported:
-                progress(block.consumed - reported)
-                reported = block.consumed
+            consumed = min(block.consumed, part.weight)  # reading on past the part's end is not its progress
+            if progress is not None and consumed > reported:
+                progress(consumed - reported)
+                reported = consumed
     finally:
         blocks.close()
     if progress is not None and part.weight > reported:
