@@ -1,11 +1,14 @@
-"""Small reference sets and training corpora shared by the overlap tests."""
+"""Small reference sets, training corpora and a real local Dask cluster shared by the overlap tests."""
 
 from __future__ import annotations
 
 import json
+import logging
 import random
 from collections.abc import Sequence
 from pathlib import Path
+
+from distributed import LocalCluster
 
 from decisionpivot.items import Item, Option, write_items
 
@@ -38,6 +41,13 @@ def random_items(rng: random.Random, count: int = 60) -> list[Item]:
                  "Q?", OPTIONS, "yes") for i in range(count)]
 
 
+def random_reference(tmp_path: Path, rng: random.Random, count: int = 80) -> tuple[Path, list[Item]]:
+    """:func:`random_items` written to ``tmp_path/reference/r.jsonl``: (the folder, the items)."""
+    items = random_items(rng, count)
+    write_items(tmp_path / "reference" / "r.jsonl", items)
+    return tmp_path / "reference", items
+
+
 def random_text(rng: random.Random, words: int) -> str:
     return "".join(rng.choice(WORDS) + rng.choice(SEPARATORS) for _ in range(words))
 
@@ -60,3 +70,9 @@ def random_documents(rng: random.Random, items: Sequence[Item], count: int = 40,
 
 def jsonl_bytes(documents: Sequence[str]) -> bytes:
     return "".join(json.dumps({"text": d, "meta": {"n": i}}) + "\n" for i, d in enumerate(documents)).encode()
+
+
+def local_cluster(workers: int = 2) -> LocalCluster:
+    """A real Dask cluster of worker processes on the loopback interface (use it as a context manager)."""
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                        dashboard_address=None, silence_logs=logging.ERROR)

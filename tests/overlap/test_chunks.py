@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from decisionpivot.overlap.chunks import CASE_IGNORABLE_ASCII, SAFE, first_safe_start, safe_cut, tokenize_chunk
+from decisionpivot.overlap.chunks import CASE_IGNORABLE_ASCII, SAFE, first_safe, safe_cut, tokenize_chunk
 from decisionpivot.overlap.hashing import string_hashes
 from decisionpivot.overlap.normalise import tokens
 
@@ -61,7 +61,7 @@ def test_chunks_are_cut_only_after_a_safe_separator() -> None:
     assert safe_cut(b"abc def'ghi") == 4
     assert safe_cut(b"abcdef") == 0
     assert safe_cut(b"x" * 200_000 + b" " + b"y" * 10) == 200_001
-    assert first_safe_start(b"ab'c d") == 5
+    assert first_safe(b"ab'c d") == 4 and first_safe(b"abc'") == -1
     text = "Alpha ΟΔΟΣ'Α beta. ΣΟΦΙΑ: don't “Kelvin\u212a” end\n" * 50
     data = text.encode()
     pieces, start = [], 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import logging
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,24 +11,20 @@ import pytest
 from distributed import Client, LocalCluster, get_task_stream
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.items import write_items
 from decisionpivot.overlap.run import filter_folder
-from tests.overlap.helpers import jsonl_bytes, random_documents, random_items
+from tests.overlap.helpers import jsonl_bytes, local_cluster, random_documents, random_reference
 from tests.overlap.test_run import dp
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[LocalCluster]:
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
-                      silence_logs=logging.ERROR) as local:
+    with local_cluster() as local:
         yield local
 
 
 def corpus(tmp_path: Path) -> tuple[Path, list[Path]]:
-    rng = random.Random(17)
-    items = random_items(rng, 80)
-    folder = tmp_path / "reference"
-    write_items(folder / "r.jsonl", items)
+    folder, items = random_reference(tmp_path, random.Random(17))
+    rng = random.Random(18)
     train = tmp_path / "train"
     train.mkdir()
     (train / "a.txt").write_text("\n".join(random_documents(rng, items, count=120, share=0.01)), encoding="utf-8")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,12 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 import s3fs
 import zstandard
-from distributed import LocalCluster
 from moto.server import ThreadedMotoServer
 
-from decisionpivot.items import write_items
 from decisionpivot.overlap.run import filter_folder
-from tests.overlap.helpers import jsonl_bytes, random_documents, random_items
+from tests.overlap.helpers import jsonl_bytes, local_cluster, random_documents, random_reference
 
 
 @pytest.fixture
@@ -41,10 +38,8 @@ def bucket(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 def test_an_s3_corpus_gives_what_its_local_copy_gives_here_and_on_two_dask_workers(bucket: str,
                                                                                  tmp_path: Path) -> None:
-    rng = random.Random(23)
-    items = random_items(rng, 80)
-    folder = tmp_path / "reference"
-    write_items(folder / "r.jsonl", items)
+    folder, items = random_reference(tmp_path, random.Random(23))
+    rng = random.Random(24)
     local = tmp_path / "train"
     local.mkdir()
     (local / "a.jsonl.zst").write_bytes(zstandard.ZstdCompressor().compress(jsonl_bytes(random_documents(rng, items))))
@@ -60,8 +55,7 @@ def test_an_s3_corpus_gives_what_its_local_copy_gives_here_and_on_two_dask_worke
     assert [f.url for f in scan.files] == [f"s3://{bucket}/v1/{name}" for name in ("a.jsonl.zst", "b.txt", "c.parquet")]
     local_flags = (tmp_path / "local" / "r.jsonl").read_bytes()
     assert (tmp_path / "s3" / "r.jsonl").read_bytes() == local_flags
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
-                      silence_logs=logging.ERROR) as cluster:
+    with local_cluster() as cluster:
         spread, _ = filter_folder(folder, [f"s3://{bucket}/v1/*"], tmp_path / "dask", engine="dask",
                                   address=cluster.scheduler_address, part_bytes=3000)
     assert spread == expected and (tmp_path / "dask" / "r.jsonl").read_bytes() == local_flags

@@ -14,19 +14,16 @@ from pathlib import Path
 import pytest
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.items import write_items
 from decisionpivot.overlap import engines
 from decisionpivot.overlap.index import ItemIndex
 from decisionpivot.overlap.run import filter_folder, scan_training
 from decisionpivot.overlap.scan import scan_part
-from tests.overlap.helpers import random_documents, random_items
+from tests.overlap.helpers import random_documents, random_reference
 
 
 def corpus(tmp_path: Path, files: int = 6, seed: int = 3) -> tuple[Path, list[Path]]:
     rng = random.Random(seed)
-    items = random_items(rng, 80)
-    folder = tmp_path / "reference"
-    write_items(folder / "r.jsonl", items)
+    folder, items = random_reference(tmp_path, rng)
     paths = []
     for i in range(files):
         path = tmp_path / "train" / f"{i:02d}.txt"

@@ -59,10 +59,10 @@ def safe_cut(data: bytes | bytearray | memoryview, search_from: int = 0) -> int:
     return 0
 
 
-def first_safe_start(data: bytes | bytearray | memoryview) -> int:
-    """The position right after the first :data:`SAFE` byte (``len(data) + 1`` if there is none)."""
+def first_safe(data: bytes | bytearray | memoryview) -> int:
+    """The index of the first :data:`SAFE` byte (-1 if there is none): a part of a file starts right after it."""
     found = np.flatnonzero(SAFE[np.frombuffer(data, dtype=np.uint8)])
-    return int(found[0]) + 1 if len(found) else len(data) + 1
+    return int(found[0]) if len(found) else -1
 
 
 @dataclass(frozen=True)

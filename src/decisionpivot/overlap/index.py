@@ -82,11 +82,6 @@ class ItemIndex:
         np.bitwise_or.at(self.filter, (slots >> np.uint64(3)).astype(np.int64),
                          (np.uint8(1) << (slots & np.uint64(7)).astype(np.uint8)))
 
-    @property
-    def ngram_count(self) -> int:
-        """Item n-grams in the index (with repeats)."""
-        return len(self.positions)
-
     def lookup(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(index into ``hashes``, hash group) of every training n-gram hash that some item n-gram has."""
         if not len(hashes) or not len(self.hashes):

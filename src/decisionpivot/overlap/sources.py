@@ -27,14 +27,13 @@ import os
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.items import string_values
-from decisionpivot.overlap.chunks import SAFE, safe_cut
+from decisionpivot.overlap.chunks import first_safe, safe_cut
 
 CHUNK_BYTES = 1 << 20
 """Bytes of text tokenised at a time (about 1 MB keeps the arrays of a chunk in the CPU caches)."""
@@ -338,34 +337,37 @@ def _aligned(handle: BinaryIO, position: int, first_boundary: Callable[[bytes], 
         offset += len(data)
 
 
-def _first_safe(data: bytes) -> int:
-    found = np.flatnonzero(SAFE[np.frombuffer(data, dtype=np.uint8)])
-    return int(found[0]) if len(found) else -1
+def _pieces(stream: _Counted | _Inflated, origin: int, end: int | None, cut: Callable[[bytes, int], int], url: str,
+            limit: int | None = None) -> Iterator[tuple[bytes, int]]:
+    """(piece, offset) of a stream from ``origin`` to ``end`` (None: its end), about CHUNK_BYTES each; a piece
+    ends where ``cut(buffer, carried)`` says (0: read more), the last one at ``end`` or the stream's end."""
+    position, carry = origin, b""
+    while end is None or position + len(carry) < end:
+        data = stream.read(CHUNK_BYTES if end is None else min(CHUNK_BYTES, end - position - len(carry)))
+        if not data:
+            break
+        buffer = carry + data
+        at = len(buffer) if end is not None and position + len(buffer) >= end else cut(buffer, len(carry))
+        if at == 0:
+            if limit is not None and len(buffer) > limit:
+                raise DecisionPivotError(f"{url}: no ASCII whitespace or punctuation in {len(buffer)} bytes from "
+                                         f"byte {position}; not text that can be scanned")
+            carry = buffer
+            continue
+        yield buffer[:at], position
+        position, carry = position + at, buffer[at:]
+    if carry:
+        yield carry, position
 
 
 def _stream_blocks(stream: _Counted | _Inflated, raw: _Counted, origin: int, end: int | None,
                    url: str) -> Iterator[Block]:
     """Text from ``origin`` to ``end`` (None: the end of the stream) cut after SAFE bytes, then lookahead blocks."""
-    position, carry = origin, b""
-    while end is None or position + len(carry) < end:
-        want = CHUNK_BYTES if end is None else min(CHUNK_BYTES, end - position - len(carry))
-        data = stream.read(want)
-        if not data:
-            break
-        buffer = carry + data
-        last = end is not None and position + len(buffer) >= end
-        cut = len(buffer) if last else safe_cut(buffer, max(0, len(carry) - 1))
-        if cut == 0:
-            if len(buffer) > MAX_UNCUT_BYTES:
-                raise DecisionPivotError(f"{url}: no ASCII whitespace or punctuation in {len(buffer)} bytes from "
-                                         f"byte {position}; not text that can be scanned")
-            carry = buffer
-            continue
-        yield Block(buffer[:cut], position, False, raw.count, cut)
-        position, carry = position + cut, buffer[cut:]
-    if carry:
-        yield Block(carry, position, False, raw.count, len(carry))
-        position += len(carry)
+    position = origin
+    for piece, position in _pieces(stream, origin, end, lambda buffer, carried: safe_cut(buffer, max(0, carried - 1)),
+                                   url, MAX_UNCUT_BYTES):
+        yield Block(piece, position, False, raw.count, len(piece))
+        position += len(piece)
     if end is None:
         return
     carry, want = b"", LOOKAHEAD_BYTES
@@ -416,24 +418,11 @@ def _documents(lines: bytes, origin: int, first_line: int | None, url: str, cons
 
 def _jsonl_blocks(stream: _Counted | _Inflated, raw: _Counted, origin: int, end: int | None, url: str,
                   first_line: int | None) -> Iterator[Block]:
-    position, carry, line = origin, b"", first_line
-    while end is None or position + len(carry) < end:
-        want = CHUNK_BYTES if end is None else min(CHUNK_BYTES, end - position - len(carry))
-        data = stream.read(want)
-        if not data:
-            break
-        buffer = carry + data
-        last = end is not None and position + len(buffer) >= end
-        cut = len(buffer) if last else buffer.rfind(b"\n") + 1
-        if cut == 0:
-            carry = buffer
-            continue
-        yield _documents(buffer[:cut], position, line, url, raw.count)
+    line = first_line
+    for piece, position in _pieces(stream, origin, end, lambda buffer, _: buffer.rfind(b"\n") + 1, url):
+        yield _documents(piece, position, line, url, raw.count)
         if line is not None:
-            line += buffer.count(b"\n", 0, cut)
-        position, carry = position + cut, buffer[cut:]
-    if carry:
-        yield _documents(carry, position, line, url, raw.count)
+            line += piece.count(b"\n")
 
 
 def _line_number(file: TrainingFile, offset: int) -> int:
@@ -505,7 +494,7 @@ def read_part(part: Part, text_column: str = "text") -> Iterator[Block]:
             stream: _Counted | _Inflated = _Inflated(raw, file.compression)
             start, end = 0, None
         else:
-            boundary = (lambda data: data.find(b"\n")) if is_jsonl else _first_safe
+            boundary = (lambda data: data.find(b"\n")) if is_jsonl else first_safe
             start = _aligned(handle, part.start, boundary)
             end = file.size if part.end >= file.size else _aligned(handle, part.end, boundary)
             handle.seek(start)
@@ -529,8 +518,3 @@ def read_part(part: Part, text_column: str = "text") -> Iterator[Block]:
             raise
     finally:
         handle.close()
-
-
-def local_path(file: TrainingFile) -> Path | None:
-    """The file as a local path, if it is one."""
-    return None if _is_url(file.location) else Path(file.location)
