@@ -50,7 +50,8 @@ def test_a_provenance_file_gives_one_record_per_task_unknown_by_default(tmp_path
         "training docs name 1 of 4 reference task sources (1 no, 2 unknown; provenance.md)"]
     assert provenance_notes(records, "other") == []
     table = provenance_markdown(records, ["model-x", "uniform"])
-    assert "| toxigen_annotated | yes |" in table and "| hatecheck | no |" in table
+    assert f"| toxigen_annotated | {all_cards()['toxigen_annotated'].title} | yes |" in table
+    assert f"| hatecheck | {all_cards()['hatecheck'].title} | no |" in table
     assert "No provenance file (every task unknown): uniform." in table
 
 
@@ -97,7 +98,7 @@ def test_dp_score_shows_the_flags_in_the_leaderboard_notes_and_provenance_md(tmp
     assert "- Training docs: whether a system's public training documentation names" in leaderboard
     assert f"training docs name 1 of {len(all_cards())}" in (out / "leaderboard.csv").read_text()
     table = (out / "provenance.md").read_text()
-    assert "| toxigen_annotated | yes |" in table
+    assert f"| toxigen_annotated | {all_cards()['toxigen_annotated'].title} | yes |" in table
     assert f"No provenance file (every task unknown): {systems[0]}." in table
     (folder / f"{systems[1]}.yaml").write_text("tasks:\n  hatecheck: yes\n")
     broken = dp("score", "--runs", str(runs), "--items", str(items), "--out", str(tmp_path / "r2"), "--resamples",

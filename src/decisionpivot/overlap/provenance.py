@@ -66,6 +66,12 @@ def _known_tasks() -> list[str]:
     return sorted(all_cards())
 
 
+def _sources() -> dict[str, str]:
+    from decisionpivot.reconstruct.card import all_cards
+
+    return {name: card.title for name, card in all_cards().items()}
+
+
 def _fail(path: Path, node: yaml.Node | None, message: str) -> DecisionPivotError:
     line = f":{node.start_mark.line + 1}" if node is not None else ""
     return DecisionPivotError(f"{path}{line}: {message}")
@@ -183,9 +189,11 @@ def provenance_markdown(records: Sequence[TaskProvenance], systems: Sequence[str
             "(provenance/<system>.yaml); unknown where the documentation is missing or inconclusive. Source-level "
             "flags for context, not item-level proof of exposure or of its absence (paper, Appendix C).\n\n")
     if with_file:
-        text += "| Task | " + " | ".join(with_file) + " |\n|---|" + "---|" * len(with_file) + "\n"
+        sources = _sources()
+        text += "| Task | Source | " + " | ".join(with_file) + " |\n|---|---|" + "---|" * len(with_file) + "\n"
         for task in tasks:
-            text += f"| {task} | " + " | ".join(by_key[(s, task)].named for s in with_file) + " |\n"
+            cells = [by_key[(s, task)].named for s in with_file]
+            text += f"| {task} | {sources.get(task, '')} | " + " | ".join(cells) + " |\n"
         text += "\n## Documents\n\n"
         for record in records:
             if record.named != UNKNOWN or record.document:
