@@ -148,7 +148,7 @@ def dask_wall(index: ItemIndex, folder: Path, workers: int) -> tuple[float, floa
 
     settings = {f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in WORKER_ENVIRON.items()}
     with dask.config.set(settings), LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                                 host="127.0.0.1", dashboard_address=None,
+                                                 host="127.0.0.1", dashboard_address="127.0.0.1:0",
                                                  silence_logs=logging.ERROR) as cluster:
         started = time.perf_counter()
         scan = scan_training(index, [str(folder)], engine="dask", address=cluster.scheduler_address)

@@ -75,4 +75,4 @@ def jsonl_bytes(documents: Sequence[str]) -> bytes:
 def local_cluster(workers: int = 2) -> LocalCluster:
     """A real Dask cluster of worker processes on the loopback interface (use it as a context manager)."""
     return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                        dashboard_address=None, silence_logs=logging.ERROR)
+                        dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)

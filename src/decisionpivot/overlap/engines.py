@@ -74,7 +74,7 @@ def scan_on_dask(index: ItemIndex, parts: Sequence[Part], text_column: str, done
 
             with dask.config.set({f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in WORKER_ENVIRON.items()}):
                 cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                                   host="127.0.0.1", dashboard_address=None,
+                                                   host="127.0.0.1", dashboard_address="127.0.0.1:0",
                                                    silence_logs=logging.ERROR)
             client = distributed.Client(cluster)
     except (OSError, TimeoutError, ValueError) as exc:
