@@ -97,9 +97,9 @@ def test_a_journal_of_other_items_or_another_n_is_replaced(tmp_path: Path, monke
 
 
 def test_a_killed_command_resumes_where_it_stopped(tmp_path: Path) -> None:
-    folder, paths = corpus(tmp_path, files=24, seed=11)
-    for path in paths:  # about 1.5 MB each: the scan takes long enough to be killed in the middle
-        path.write_text(path.read_text() * 40)
+    folder, paths = corpus(tmp_path, files=12, seed=11)
+    for path in paths:  # about 1 MB each: the scan takes long enough to be killed in the middle
+        path.write_text(path.read_text() * 25)
     out = tmp_path / "out"
     command = [sys.executable, "-m", "decisionpivot.cli", "overlap", str(tmp_path / "train"), "--items", str(folder),
                "--out", str(out), "--noprogress"]
