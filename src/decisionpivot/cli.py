@@ -53,6 +53,12 @@ def _shard(value: str | None) -> None:
         raise ValueError(str(exc)) from None
 
 
+def _training_input(value: str) -> None:
+    """dp overlap's inputs: files, folders, globs or URLs (the "*" file check would refuse the last three)."""
+    if not str(value).strip():
+        raise ValueError("expected a training file, folder, glob or URL, got an empty path")
+
+
 def _repo_id(value: str | None) -> None:
     if value is None:
         return
@@ -78,6 +84,7 @@ CONSTRAINTS: Constraints = {
     "licenses": {"out": file_or_default},  # --out= : print only
     "sample": {"out": file_or_default, "source": folder_or_default},  # --out names the sampled-answers file
     "report": {"reports": folder, "gate": file_or_default, "partial": file_or_default},  # "" = none
+    "overlap": {"train": _training_input, "workers": at_least(1), "part_mb": at_least(1), "state": file_or_default},
 }
 """What the annotations cannot say, checked before any verb runs: ``{verb or "*": {parameter: check(s)}}``.
 

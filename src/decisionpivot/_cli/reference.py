@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Literal
 
 from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, reference_folder
 from decisionpivot.errors import DecisionPivotError
@@ -67,28 +68,34 @@ class ReferenceVerbs:
               f"{'' if result.verified else ' (card unverified: count and hash not checked)'}")
 
     def overlap(self, *train: str, items: str = "datasets/reference", out: str = "datasets/reference-filtered",
-                n: int = 13) -> None:
+                n: int = 13, engine: Literal["local", "dask"] = "local", workers: int = 1, address: str | None = None,
+                text_column: str = "text", part_mb: int = 256, state: str | None = None,
+                progress: bool = True) -> None:
         """Remove reference items that share a long n-gram with training files (and their groups).
 
-        Streams the training files (plain text, JSON Lines, .gz), writes a filtered copy of every
-        items file to --out plus overlap.json, and prints the counts per task.
+        Streams the training inputs (plain text, JSON Lines, Parquet; .gz or .zst; local paths, folders,
+        globs or fsspec URLs such as s3://), here or on a Dask cluster, writes a filtered copy of every
+        items file to --out plus overlap.json (each flagged item with the file, place and n-gram), and
+        prints the counts per task. Finished files are journaled in <out>/overlap.state: after a crash
+        the same command resumes; changed or added files are the only ones scanned again.
 
         Args:
-          train: training files (plain text, .jsonl, optionally .gz); also accepted as --train a,b.
+          train: training files, folders, globs or URLs (.txt, .jsonl, .json, .parquet; optionally .gz or
+            .zst); also accepted as --train a,b.
           items: folder of reference items to filter.
           out: folder for the filtered copy.
           n: n-gram length in word tokens.
+          engine: local (this process) or dask (a Dask cluster: --workers N local processes, or --address).
+          workers: with --engine dask and no --address: worker processes of a local cluster.
+          address: with --engine dask: the scheduler of a running cluster, e.g. tcp://10.0.0.5:8786.
+          text_column: the Parquet column that holds the text.
+          part_mb: uncompressed text and JSON Lines files above this size are scanned in parts of this many MB.
+          state: the resume journal (default <out>/overlap.state; --state= keeps none).
+          progress: show a progress bar (bytes, throughput) on a terminal.
         """
-        from decisionpivot.release.overlap import filter_folder
+        from decisionpivot.overlap.run import overlap_command
 
-        paths = [Path(p) for p in train]
-        if not paths:
-            raise DecisionPivotError("name at least one training file: dp overlap FILE [FILE ...]")
-        reports = filter_folder(Path(items), paths, Path(out), int(n))
-        print(f"{'task':<22} {'items':>6} {'flagged':>8} {'removed':>8}")
-        for r in reports:
-            print(f"{r.task:<22} {r.items:>6} {r.flagged:>8} {r.removed:>8}")
-        print(f"wrote {out}/ ({sum(r.removed for r in reports)} items removed)")
+        overlap_command(list(train), items, out, n, engine, workers, address, text_column, part_mb, state, progress)
 
     def licenses(self, out: str | None = "licenses/REVIEW.md") -> None:
         """Print the reference-track licence review (task, licence, class, route, reason) and counts.

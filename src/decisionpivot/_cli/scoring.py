@@ -26,6 +26,8 @@ class ScoringVerbs:
         Writes <out>/scores.json, scoring.json, leaderboard.md/.csv/.tex, per-family, per-level and
         reference tables, and <out>/figures/*.png|svg. A malformed answer file is an error naming the
         file and line; a task with records for fewer than 99% of items is excluded and reported.
+        Training-data provenance flags are read from provenance/<system>.yaml beside the runs folder
+        (leaderboard notes and <out>/provenance.md; see decisionpivot.overlap.provenance).
 
         Args:
           runs: folder of answer files, one sub-folder per system.

@@ -1,1 +1,1 @@
-"""release: the gated Hugging Face dataset (build, upload, download) and the training-overlap filter."""
+"""release: the gated Hugging Face dataset (build, upload, download)."""

@@ -168,8 +168,10 @@ def score_loaded(
     loaded: LoadedRuns, resamples: int = DEFAULT_RESAMPLES, seed: int = BOOTSTRAP_SEED, jobs: int = 1,
     runs: Path | None = None, partial: bool = False, gate: Path | None = None,
 ) -> Scoring:
-    """Every estimate of both tracks for the loaded runs (with ``runs``: option-order robustness too; with
-    ``gate``: the certified coverage of `dp gate`'s gate.json for the leaderboard)."""
+    """Every estimate of both tracks for the loaded runs (with ``runs``: option-order robustness and the systems'
+    training-data provenance flags too; with ``gate``: the certified coverage of `dp gate`'s gate.json for the
+    leaderboard)."""
+    from decisionpivot.overlap.provenance import provenance_folder, read_provenance
     from decisionpivot.score.certified import read_certified
     from decisionpivot.score.operations import system_operations
     from decisionpivot.score.partial import partial_score
@@ -218,6 +220,7 @@ def score_loaded(
         item_checks=loaded.item_checks,
         certified=certified,
         certified_note=certified_note,
+        provenance=read_provenance(provenance_folder(runs), loaded.systems) if runs else (),
     )
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from decisionpivot import __version__
 from decisionpivot.items import LAYERS, atomic_write_bytes
+from decisionpivot.overlap.provenance import provenance_footnote, provenance_markdown, provenance_notes
 from decisionpivot.score.bootstrap import CONFIDENCE_LEVEL
 from decisionpivot.score.certified import CERTIFIED_HEADING
 from decisionpivot.score.core import CHANCE_METRIC, CORE_METRICS, FAMILY_MACRO
@@ -168,7 +169,7 @@ def leaderboard_rows(scoring: Scoring) -> list[tuple[str, list[Estimate | None],
         (
             system,
             [scoring.get(system, track, MACRO, metric) for metric, track, _ in LEADERBOARD],
-            _coverage_notes(scoring, system),
+            _coverage_notes(scoring, system) + provenance_notes(scoring.provenance, system),
         )
         for system in _ranked_systems(scoring)
     ]
@@ -218,6 +219,8 @@ def _footnotes(scoring: Scoring) -> list[str]:
                      f"{', '.join(unchecked)}.")
     if scoring.certified is not None:
         notes.append(scoring.certified_note)
+    if scoring.provenance:
+        notes.append(provenance_footnote())
     if scoring.partial:
         notes.append(f"Partial scores of {len(scoring.partial)} excluded task(s) are in partial.md "
                      "(partial, not comparable).")
@@ -528,6 +531,8 @@ def write_reports(
         files["partial.md"] = partial_markdown(list(scoring.partial))
         files["partial.csv"] = _csv(list(asdict(scoring.partial[0])),
                                     [["" if v is None else v for v in asdict(p).values()] for p in scoring.partial])
+    if scoring.provenance:
+        files["provenance.md"] = provenance_markdown(scoring.provenance, scoring.systems)
     if scoring.robustness:
         files["robustness.csv"] = _csv(list(asdict(scoring.robustness[0])),
                                        [list(asdict(r).values()) for r in scoring.robustness])

@@ -17,6 +17,7 @@ import numpy as np
 from decisionpivot.score.answers import AnswerSummary
 
 if TYPE_CHECKING:
+    from decisionpivot.overlap.provenance import TaskProvenance
     from decisionpivot.score.operations import SystemOperations
     from decisionpivot.score.partial import PartialScore
     from decisionpivot.score.robustness import OrderRobustness
@@ -190,6 +191,8 @@ class Scoring:
     """System -> certified coverage (fraction) from `dp gate`'s gate.json; None: no "Cert. cov." column."""
     certified_note: str = ""
     """Leaderboard footnote of the "Cert. cov." column."""
+    provenance: tuple[TaskProvenance, ...] = ()
+    """Training-data provenance flags of the systems with a provenance file (decisionpivot.overlap.provenance)."""
     _index: dict[tuple[str, str, str, int | None, str], Estimate] = field(
         default_factory=dict, compare=False, repr=False
     )

@@ -1,51 +1,41 @@
-"""`dp overlap`: find reference items that share long n-grams with training files, and filter them out.
+"""Two slower scans kept as oracles: the v0.1 implementation of `dp overlap`, and a plain Python scan.
 
-The paper removed reference items found in its models' training files together with their groups.
-Here every reference item's text (state, question and option meanings) is cut into word n-grams
-(13 tokens by default; lower-cased ``\\w+`` tokens); training files are streamed (plain text, JSON
-Lines, gzip) and their n-grams looked up. An item sharing at least one n-gram is flagged, and its
-whole contrast group (or reranking query) goes with it.
+``legacy_*`` is release/overlap.py as it shipped before this package (hashed n-grams as a dot
+product of token ids, one process, text / JSON Lines / gzip), kept verbatim: the tests check that
+the new scanner flags exactly its items on the benchmark's own data, and
+``benchmarks/overlap_speed.py`` times it. It cut plain text into blocks of about 1 MB of lines,
+kept only the last line's final 2,000 characters across a block boundary, and lower-cased each
+block on its own; the new scanner reads a text file as one token stream, so the two can differ
+only for an n-gram that spans such a boundary.
 
-n-grams are hashed as a fixed-seed dot product of token ids with random 64-bit weights (numpy,
-wrapping arithmetic), so the result does not depend on PYTHONHASHSEED; token ids are shared by the
-reference and the training side within one run.
+:func:`plain_flag_overlap` is the definition written out in plain Python -- tuples of 13 tokens in
+a dict, every format read the straightforward way -- used as the exact oracle for all input
+formats and as the "plain pure-Python scan" of the benchmark.
 """
 
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.items import Item, atomic_write_bytes, items_bytes, read_items, render_state, string_values
+from decisionpivot.items import Item, render_state, string_values
+from decisionpivot.overlap.normalise import DEFAULT_N, item_text, tokens
+from decisionpivot.overlap.sources import JSONL, PARQUET, detect_format
 
 TOKEN = re.compile(r"\w+")
-DEFAULT_N = 13
 CHUNK_BYTES = 1 << 20
 
 
-@dataclass(frozen=True)
-class OverlapReport:
-    """What the overlap filter found for one reference task."""
-
-    task: str
-    """Task id."""
-    items: int
-    """Items before filtering."""
-    flagged: int
-    """Items sharing an n-gram with the training files."""
-    removed: int
-    """Items removed (flagged items and the rest of their groups)."""
-
-
-class NgramIndex:
+class LegacyNgramIndex:
     """Hashed n-grams of the reference items, and the lookup of training text against them."""
 
     def __init__(self, n: int = DEFAULT_N) -> None:
@@ -103,7 +93,7 @@ class NgramIndex:
         return found
 
 
-def _open_text(path: Path) -> Iterator[str]:
+def _legacy_open_text(path: Path) -> Iterator[str]:
     opener = gzip.open if path.suffix == ".gz" else open
     try:
         with opener(path, "rt", encoding="utf-8", errors="replace") as handle:  # type: ignore[operator]
@@ -112,12 +102,12 @@ def _open_text(path: Path) -> Iterator[str]:
         raise DecisionPivotError(f"{path}: cannot read training file ({exc})") from None
 
 
-def training_documents(path: Path) -> Iterator[str]:
+def legacy_training_documents(path: Path) -> Iterator[str]:
     """Text of a training file in chunks: JSON Lines records' string values, or plain-text blocks."""
     is_jsonl = ".jsonl" in path.suffixes or ".json" in path.suffixes
     buffer: list[str] = []
     size = 0
-    for number, line in enumerate(_open_text(path), start=1):
+    for number, line in enumerate(_legacy_open_text(path), start=1):
         if is_jsonl:
             if not line.strip():
                 continue
@@ -137,34 +127,75 @@ def training_documents(path: Path) -> Iterator[str]:
         yield "".join(buffer)
 
 
-def flag_overlap(items_by_task: dict[str, Sequence[Item]], training: Sequence[Path], n: int = DEFAULT_N) -> set[str]:
+def legacy_flag_overlap(items_by_task: dict[str, Sequence[Item]], training: Sequence[Path],
+                        n: int = DEFAULT_N) -> set[str]:
     """Ids of reference items sharing at least one n-gram with the training files."""
-    index = NgramIndex(n)
+    index = LegacyNgramIndex(n)
     for items in items_by_task.values():
         index.add_items(items)
     flagged: set[str] = set()
     for path in training:
         if not path.is_file():
             raise DecisionPivotError(f"{path}: no such training file")
-        for document in training_documents(path):
+        for document in legacy_training_documents(path):
             flagged |= index.matches(index.ids(document))
     return flagged
 
 
-def filter_folder(items_dir: Path, training: Sequence[Path], out_dir: Path, n: int = DEFAULT_N) -> list[OverlapReport]:
-    """Write a filtered copy of every items file in ``items_dir`` to ``out_dir``; return counts per task."""
-    files = sorted(items_dir.glob("*.jsonl"))
-    if not files:
-        raise DecisionPivotError(f"{items_dir}: no items files to filter")
-    items_by_task = {p.stem: read_items(p) for p in files}
-    flagged = flag_overlap(items_by_task, training, n)
-    reports = []
-    for task, items in items_by_task.items():
-        bad_groups = {i.group or i.id for i in items if i.id in flagged}
-        kept = [i for i in items if (i.group or i.id) not in bad_groups]
-        atomic_write_bytes(out_dir / f"{task}.jsonl", items_bytes(kept))
-        reports.append(OverlapReport(task, len(items), sum(i.id in flagged for i in items), len(items) - len(kept)))
-    summary = [r.__dict__ for r in reports]
-    atomic_write_bytes(out_dir / "overlap.json", (json.dumps({"n": n, "training": [str(p) for p in training],
-                                                              "tasks": summary}, indent=2) + "\n").encode())
-    return reports
+def _plain_open(path: Path, compression: str) -> BinaryIO:
+    if compression == "zstd":
+        import zstandard
+
+        return zstandard.ZstdDecompressor().stream_reader(path.open("rb"), read_across_frames=True)  # type: ignore[return-value]
+    return gzip.open(path, "rb") if compression == "gzip" else path.open("rb")  # type: ignore[return-value]
+
+
+def _plain_documents(path: Path, text_column: str) -> Iterator[tuple[bool, str]]:
+    """(starts a new document, text) pieces of a training file, read the straightforward way."""
+    fmt, compression = detect_format(path.name)
+    if fmt == PARQUET:
+        import pyarrow.parquet as pq
+
+        for value in pq.read_table(path, columns=[text_column]).column(0).to_pylist():
+            if value is not None:
+                yield True, value
+        return
+    with _plain_open(path, compression) as raw, io.TextIOWrapper(raw, encoding="utf-8", errors="replace",
+                                                                  newline="\n") as handle:
+        for line in handle:
+            if fmt == JSONL:
+                if line.strip():
+                    yield True, " ".join(string_values(json.loads(line)))
+            else:
+                yield False, line  # a stream: n-grams run across lines
+
+
+def plain_index(items: Iterable[Item], n: int = DEFAULT_N) -> dict[tuple[str, ...], set[str]]:
+    """Every n-gram of the items (a tuple of tokens) -> the ids of the items that have it."""
+    owners: dict[tuple[str, ...], set[str]] = {}
+    for item in items:
+        words = tokens(item_text(item))
+        for i in range(len(words) - n + 1):
+            owners.setdefault(tuple(words[i : i + n]), set()).add(item.id)
+    return owners
+
+
+def plain_flag_overlap(items: Iterable[Item], training: Sequence[Path], n: int = DEFAULT_N,
+                       text_column: str = "text") -> set[str]:
+    """Ids of items sharing an n-gram with the training files: tuples of tokens in a dict, plain Python."""
+    return plain_scan(plain_index(items, n), training, n, text_column)
+
+
+def plain_scan(owners: dict[tuple[str, ...], set[str]], training: Sequence[Path], n: int = DEFAULT_N,
+               text_column: str = "text") -> set[str]:
+    """Ids of the items of a :func:`plain_index` that share an n-gram with the training files."""
+    flagged: set[str] = set()
+    for path in training:
+        window: list[str] = []
+        for new_document, text in _plain_documents(Path(path), text_column):
+            window = tokens(text) if new_document else window[max(0, len(window) - n + 1) :] + tokens(text)
+            for i in range(len(window) - n + 1):
+                found = owners.get(tuple(window[i : i + n]))
+                if found:
+                    flagged |= found
+    return flagged
