@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
+from collections.abc import Iterator
 from functools import cache
+from pathlib import Path
 
 import pytest
 
+import decisionpivot
 from decisionpivot import RELEASE_SEED
 from decisionpivot.generate.common.seeding import group_rng
 from decisionpivot.generate.family import Group, GroupPlan
@@ -15,6 +19,26 @@ from decisionpivot.generate.run import FamilyDraw, draw_family
 from decisionpivot.items import Item
 
 FAMILY_NAMES = [spec.name for spec in families()]
+
+
+PACKAGE_DATA = ("released", "reconstruct/cards", "release/expected_manifest.json")
+"""The package's recorded hashes, which maintainers' commands write (`--record-manifest`, `--record`)."""
+
+
+def _recorded_hashes() -> dict[str, str]:
+    root = Path(decisionpivot.__file__).resolve().parent
+    paths = [p for name in PACKAGE_DATA for p in ([root / name] if (root / name).is_file()
+                                                   else sorted((root / name).rglob("*")))]
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths if p.is_file()}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def package_records_untouched() -> Iterator[None]:
+    """No test may rewrite the hashes the package ships (a test once recorded its synthetic core as release 1.1)."""
+    before = _recorded_hashes()
+    yield
+    changed = sorted(path for path, digest in _recorded_hashes().items() if before.get(path) != digest)
+    assert not changed, f"tests changed the package's recorded hashes: {changed}"
 
 
 @cache

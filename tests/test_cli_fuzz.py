@@ -131,7 +131,7 @@ def _offline() -> Iterator[None]:
         Path("recorded-card.txt").write_text(f"{card.path}: {result.items} {result.sha256}\n", encoding="utf-8")
 
     release_manifest.record_expected_manifest, reconstruct_run.record_expected = into_cwd, card_untouched
-    item_hashes.record_released_core = lambda core, target=None: record_core(core, Path("."))
+    item_hashes.record_released_core = lambda core, target=None: record_core(core, Path("."))  # not the package
     saved = {k: os.environ.get(k) for k in ("HF_ENDPOINT", "HF_TOKEN", "HF_HUB_OFFLINE", "MPLBACKEND")}
     os.environ.update({"HF_ENDPOINT": "http://127.0.0.1:9", "MPLBACKEND": "Agg"})
     os.environ.pop("HF_TOKEN", None)

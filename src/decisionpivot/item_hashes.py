@@ -43,13 +43,14 @@ def released_manifest(version: str) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def record_released_core(core: Path, target: Path = RELEASED) -> Path:
-    """Maintainers: ship ``core``'s MANIFEST.json as the released edition's (with ``dp release --record-manifest``)."""
+def record_released_core(core: Path, target: Path | None = None) -> Path:
+    """Maintainers: ship ``core``'s MANIFEST.json as the released edition's (with ``dp release --record-manifest``),
+    into ``target`` (default :data:`RELEASED`, read when called)."""
     from decisionpivot.items import atomic_write_bytes
 
     data = (core / "MANIFEST.json").read_bytes()
     version = json.loads(data)["version"]
-    path = target / f"core-{version}.MANIFEST.json"
+    path = (target if target is not None else RELEASED) / f"core-{version}.MANIFEST.json"
     atomic_write_bytes(path, data)
     released_manifest.cache_clear()
     return path

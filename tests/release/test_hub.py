@@ -229,11 +229,14 @@ def test_cli_download_gated_prints_clean_error_without_traceback(built, hub: Fak
 
 def test_cli_release_and_download(tmp_path: Path, core_dir: Path, reference_dir: Path, hub: FakeHub,
                                   hf_env: Path, monkeypatch, capsys) -> None:
+    import decisionpivot.item_hashes as item_hashes
     import decisionpivot.release.manifest as manifest_module
 
     expected_path = tmp_path / "expected_manifest.json"
     monkeypatch.setattr(manifest_module, "EXPECTED_MANIFEST", expected_path)
     monkeypatch.setattr(manifest_module.record_expected_manifest, "__defaults__", (expected_path,))
+    released = tmp_path / "released"  # never the package's own released/ folder
+    monkeypatch.setattr(item_hashes, "RELEASED", released)
     monkeypatch.setenv("HF_TOKEN", OWNER)
     out = tmp_path / "release"
     main(["release", "--repo-id", REPO, "--core", str(core_dir), "--reference", str(reference_dir),
@@ -241,6 +244,9 @@ def test_cli_release_and_download(tmp_path: Path, core_dir: Path, reference_dir:
     printed = capsys.readouterr().out
     assert "uploaded" in printed and "gating: manual" in printed and OWNER not in printed
     assert expected_path.read_bytes() == (out / "MANIFEST.json").read_bytes()
+    version = json.loads((core_dir / "MANIFEST.json").read_text())["version"]
+    assert (released / f"core-{version}.MANIFEST.json").read_bytes() == (core_dir / "MANIFEST.json").read_bytes()
+    item_hashes.released_manifest.cache_clear()
     main(["download", "--repo-id", REPO, "--out", str(tmp_path / "dl"), "--endpoint", hub.url])
     printed = capsys.readouterr().out
     assert "against the package manifest" in printed
