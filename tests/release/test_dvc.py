@@ -142,11 +142,30 @@ def _take_served_outputs(lock: dict, work: Path) -> set[str]:
                 system == s or system.startswith(f"{s}-") for s in served):
             continue
         outs = stage.get("outs", [])
-        if outs and all((ROOT / o["path"]).is_dir() and _dir_md5(ROOT / o["path"]) == o["md5"] for o in outs):
+        objects = [_cache_objects(o["md5"]) for o in outs]
+        if outs and all(objects) and all((ROOT / o["path"]).is_dir() and _dir_md5(ROOT / o["path"]) == o["md5"]
+                                         for o in outs):
             for out in outs:
                 shutil.copytree(ROOT / out["path"], work / out["path"])
+            for found in objects:  # DVC counts an output as unchanged only when its cache holds it too
+                for path in found or []:
+                    target = work / path.relative_to(ROOT)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(path, target)
             taken.add(name)
     return taken
+
+
+def _cache_objects(md5: str) -> list[Path] | None:
+    """The files of this checkout's DVC cache that hold a directory output (its listing and every file), or None."""
+    def cached(digest: str) -> Path:
+        return ROOT / ".dvc" / "cache" / "files" / "md5" / digest[:2] / digest[2:]
+
+    listing = cached(md5)
+    if not md5.endswith(".dir") or not listing.is_file():
+        return None
+    files = [cached(entry["md5"]) for entry in json.loads(listing.read_text(encoding="utf-8"))]
+    return [listing, *files] if all(f.is_file() for f in files) else None
 
 
 def _md5(path: Path) -> str:
