@@ -4,7 +4,8 @@
 
 Creates two fresh venvs in a temporary folder, one per lock - ``requirements-main.lock`` (README command 1,
 the main job: core + pipeline) and ``requirements.lock`` (command 2, the tests: everything) - installs each
-with ``pip install --require-hashes`` and then the package with ``--no-deps -e .``, in the same run, and
+with ``pip install -U pip``, ``pip install --require-hashes`` and the package with ``--no-deps -e .``, in the
+same run (as the README's commands do), and
 prints wall time, size on disk, number of installed distributions and whether torch is there. With
 ``--no-cache`` pip downloads every file (what a fresh machine does); by default pip's cache is used, so the
 figures compare the installs themselves. On this kind of machine torch's CPU wheel comes from /opt/wheels.
@@ -37,6 +38,7 @@ def measure(lock: str, work: Path, cache: bool) -> dict[str, object]:
         pip.append("--no-cache-dir")
     wheels = ["--find-links", "/opt/wheels"] if Path("/opt/wheels").is_dir() else []
     started = time.perf_counter()
+    subprocess.run([*pip, "-U", "pip"], check=True, cwd=ROOT)  # as the README's commands: pip 23.2 refuses the locks
     subprocess.run([*pip, "--require-hashes", *wheels, "-r", str(ROOT / lock)], check=True, cwd=ROOT)
     subprocess.run([*pip, "--no-deps", "-e", str(ROOT)], check=True, cwd=ROOT)
     elapsed = time.perf_counter() - started

@@ -89,7 +89,7 @@ def test_readme_main_command_is_the_pipeline_and_installs_dvc() -> None:
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     commands = [line.strip() for line in readme.splitlines() if line.startswith("    ") and line.strip()]
-    install = "pip install --require-hashes -r {} && pip install --no-deps -e ."
+    install = "python -m pip install -U pip && pip install --require-hashes -r {} && pip install --no-deps -e ."
     assert commands[:2] == [f"{install.format('requirements-main.lock')} && dvc repro",
                             f"{install.format('requirements.lock')} && python -m pytest -n 2"]
     for name in ("requirements-main.lock", "requirements.lock"):

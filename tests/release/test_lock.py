@@ -136,9 +136,11 @@ def test_torch_is_the_cpu_build_on_this_kind_of_machine_and_pypi_elsewhere() -> 
 
 def test_install_paths_take_the_lock() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    first, second = [line.strip() for line in readme.splitlines() if line.startswith("    pip install")][:2]
-    assert first.startswith("pip install --require-hashes -r requirements-main.lock && pip install --no-deps -e .")
-    assert second.startswith("pip install --require-hashes -r requirements.lock && pip install --no-deps -e .")
+    first, second = [line.strip() for line in readme.splitlines() if line.startswith("    python -m pip install")][:2]
+    upgrade = "python -m pip install -U pip && "  # pip 23.2 refuses the locks' fsspec[http] (README)
+    install = "pip install --require-hashes -r {} && pip install --no-deps -e ."
+    assert first.startswith(upgrade + install.format("requirements-main.lock"))
+    assert second.startswith(upgrade + install.format("requirements.lock"))
     assert ".ci/lock" in readme
     run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert 'pip install --require-hashes "${FIND_LINKS[@]}" -r requirements.lock' in run
