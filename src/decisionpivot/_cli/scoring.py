@@ -139,8 +139,9 @@ class ScoringVerbs:
         With probability >= 1 - delta over the calibration draws, the error rate among the items a system
         decides alone (confidence >= threshold) is at most target_risk (Learn then Test, Angelopoulos et
         al. 2021; binomial tail p-values, fixed-sequence testing down a fixed grid of thresholds from the
-        start a pilot split of the groups chooses, one member per contrast group). "do not automate" when no threshold is certified; "refused" when a draw's answers cover
-        less than 99% of its items. Writes <out>/gate.md, <out>/gate.json and <out>/gate/<system>.json.
+        start a pilot split of the groups chooses, one member per contrast group). "do not automate" when no
+        threshold is certified; "refused" when a draw's answers cover less than 99% of its items. Writes
+        <out>/gate.md, <out>/gate.json and <out>/gate/<system>.json.
         Calibration answers: dp generate --seed N; dp evaluate --system S --items datasets/fresh/seed-N
         --runs runs-calibration/seed-N.
 
