@@ -113,6 +113,30 @@ def test_help_explains_every_argument_as_it_is_typed(verb: str) -> None:
     assert not [f for f in flag_lines if "_" in f], "flags are typed with -"
 
 
+def _bash_completions(script: Path, *words: str) -> list[str]:
+    """What bash offers for `words` (the last one being completed) with dp's completion script loaded."""
+    line = " ".join(words)
+    program = (f"source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; COMP_LINE='{line}';"
+               " _complete-dp; printf '%s\\n' \"${COMPREPLY[@]}\"")
+    result = subprocess.run(["bash", "-c", program], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
+def test_bash_completion_offers_verbs_and_their_flags_as_typed(tmp_path: Path) -> None:
+    """fire offered `import-` for the verb `import` (the method `import_`)."""
+    result = dp("completion")
+    assert result.returncode == 0 and not result.stderr
+    script = tmp_path / "dp.bash"
+    script.write_text(result.stdout, encoding="utf-8")
+    assert _bash_completions(script, "dp", "im") == ["import"]
+    assert "--harness" in _bash_completions(script, "dp", "import", "--")
+    assert "--allow-modified-items" in _bash_completions(script, "dp", "score", "--al")
+    assert set(_bash_completions(script, "dp", "st")) == {"stability"}
+    fish = dp("completion", "--shell", "fish")
+    assert fish.returncode == 0 and "import-" not in fish.stdout and "import_" not in fish.stdout
+
+
 def test_score_help_keeps_the_whole_partial_text() -> None:
     """fire cut --partial at the colon in '("partial, not comparable": for quick tries ...'."""
     text = " ".join(dp("score", "--help").stdout.split())

@@ -24,5 +24,8 @@ class ShellVerbs:
         import fire.completion
 
         from decisionpivot.cli import DP
+        from decisionpivot.command_line import method_name, verbs
 
-        print(fire.completion.Script("dp", DP(), shell=shell), end="")
+        # fire is handed the verbs by their typed names: given the class, it would offer `import-` for `import_`.
+        commands = {verb: getattr(DP(), method_name(verb)) for verb in verbs(DP)}
+        print(fire.completion.Script("dp", commands, shell=shell), end="")
