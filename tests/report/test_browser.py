@@ -3,7 +3,7 @@
 Every page loads without console errors, with its headings, tables and charts; the tables sort; the group
 browser shows every member, highlights the difference, filters change the list, an item id in the URL opens its
 group; controls are reachable with the keyboard. Screenshots of the main pages are saved (pytest's temporary
-folder, or $DP_REPORT_SCREENSHOTS - the README's come from there) and checked not blank.
+folder, or $DP_REPORT_SCREENSHOTS) and checked not blank (the README's come from docs/screenshots).
 
 Without /usr/bin/chromium the test skips, unless DP_REQUIRE_BROWSER=1 (CI sets it, and installs Chromium).
 """

@@ -259,3 +259,22 @@ def test_cli_verb_writes_the_site(built: Built, tmp_path: Path, capsys: pytest.C
           str(tmp_path / "cli")])
     assert f"open {tmp_path / 'cli'}/index.html" in capsys.readouterr().out
     assert _site_bytes(tmp_path / "cli") == _site_bytes(built.site.out)
+
+
+def test_gate_page_lists_systems_as_the_leaderboard_does(built: Built, tmp_path: Path) -> None:
+    """The gate page listed family heuristics (alphabetically first) above the systems the leaderboard ranks."""
+    from decisionpivot.report.recorded_pages import gate_order
+
+    f = built.fixture
+    reports = tmp_path / "reports"
+    shutil.copytree(f.reports, reports, ignore=shutil.ignore_patterns("site"))
+    gate = json.loads((reports / "gate.json").read_text())
+    some = next(iter(gate["systems"].values()))
+    for extra in (HEURISTIC, "graded-partial", "absent-from-scores", "aaa-absent"):
+        gate["systems"][extra] = some
+    (reports / "gate.json").write_text(json.dumps(gate))
+    order = [system for system, _ in gate_order(read_inputs(reports, f.items, f.runs))]
+    ranked = sorted(SKILLS, key=SKILLS.get, reverse=True)
+    assert order == [*ranked, *sorted([HEURISTIC, "graded-partial"], key=order.index), "aaa-absent",
+                     "absent-from-scores"]
+    assert order.index(HEURISTIC) > len(ranked) and order.index("graded-partial") >= len(ranked)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from decisionpivot.report.facts import PARTIAL_LABEL, SystemFacts, latency_text, ranked_systems
+from collections.abc import Mapping
+from typing import Any
+
+from decisionpivot.report.facts import PARTIAL_LABEL, SystemFacts, latency_text, ranked_systems, system_facts
 from decisionpivot.report.html import (
     DASH,
     Cell,
@@ -117,11 +120,22 @@ def stability_body(inputs: ReportInputs) -> str:
     return "".join(out)
 
 
+def gate_order(inputs: ReportInputs) -> list[tuple[str, Mapping[str, Any]]]:
+    """The gated systems as the leaderboard lists them: systems scored on every core family first, in rank order,
+    then the rest (family heuristics, partial runs), then systems the scores do not know, by name."""
+    gated = dict((inputs.gate or {}).get("systems") or {})
+    ranked = [s for s in ranked_systems(inputs) if s in gated]
+    full = [s for s in ranked if system_facts(inputs, s).full_core]
+    order = full + [s for s in ranked if s not in full] + sorted(s for s in gated if s not in ranked)
+    return [(s, gated[s]) for s in order]
+
+
 def gate_body(inputs: ReportInputs) -> str:
     gate = inputs.gate or {}
     calibration = gate.get("calibration") or []
-    seeds = ", ".join(f"seed {esc(c.get('seed'))} ({esc(c.get('items'))} items)" for c in calibration
-                      if isinstance(c, dict))
+    draws = [c for c in calibration if isinstance(c, dict)]
+    seeds = (f"seed{'s' if len(draws) > 1 else ''} {', '.join(esc(c.get('seed')) for c in draws)}; items in "
+             f"{', '.join(esc(c.get('items')) for c in draws)}") if draws else ""
     target = number(100 * float(gate.get("target_risk") or 0))
     intro = paragraph(
         f"From <code>dp gate</code>: per system and family, a confidence threshold certified on fresh calibration "
@@ -129,8 +143,9 @@ def gate_body(inputs: ReportInputs) -> str:
         f"{esc(gate.get('delta'))} (method: {esc(gate.get('method'))}; reference "
         f"{esc(gate.get('reference'))}), then checked on the release items. The certified coverage sits next to the "
         "retrospective C(0.05), which was chosen on the very items it is measured on.")
+    systems = gate_order(inputs)
     rows = []
-    for system, entry in sorted((gate.get("systems") or {}).items()):
+    for system, entry in systems:
         certified, retrospective = entry.get("certified_coverage_macro"), entry.get("retrospective_coverage_macro")
         decisions = [e.get("decision") for e in (entry.get("families") or {}).values() if isinstance(e, dict)]
         rows.append([Cell(system_link(system, ""), sort=system, header=True),
@@ -144,7 +159,7 @@ def gate_body(inputs: ReportInputs) -> str:
     out = intro + Table("Certified against retrospective coverage (family-macro, %)",
                         ["System", "Certified coverage", "Retrospective C(0.05)", "Automate", "Do not automate",
                          "Refused"], rows, sortable=True).render()
-    for system, entry in sorted((gate.get("systems") or {}).items()):
+    for system, entry in systems:
         families = dict(entry.get("families") or {})
         if entry.get("pooled") is not None:
             families["pooled"] = entry["pooled"]
