@@ -2,8 +2,10 @@
 
 Every page loads without console errors, with its headings, tables and charts; the tables sort; the group
 browser shows every member, highlights the difference, filters change the list, an item id in the URL opens its
-group; controls are reachable with the keyboard. Screenshots of the main pages are saved (pytest's temporary
-folder, or $DP_REPORT_SCREENSHOTS) and checked not blank (the README's come from docs/screenshots).
+group; controls are reachable with the keyboard. The main job's own site (reports/site after `dvc repro`, or
+$DP_REPORT_SITE) is opened page by page too, and its leaderboard, gate page and group browser are the README's
+screenshots. Screenshots are saved (pytest's temporary folder, or $DP_REPORT_SCREENSHOTS: `DP_REPORT_SCREENSHOTS=docs`
+writes the README's into docs/) and checked not blank.
 
 Without /usr/bin/chromium the test skips, unless DP_REQUIRE_BROWSER=1 (CI sets it, and installs Chromium).
 """
@@ -23,6 +25,7 @@ import pytest
 
 from tests.report.conftest import Built
 
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -145,7 +148,7 @@ def test_every_page_loads_without_errors_with_headings_tables_and_charts(driver:
 
 def test_plots_are_drawn(driver: Any, built: Built, shots: Path, tmp_path: Path) -> None:
     open_page(driver, built, "index.html")
-    screenshot(driver, shots / "report-leaderboard.png")
+    screenshot(driver, shots / "fixture-leaderboard.png")
     open_page(driver, built, "families.html")
     from selenium.webdriver.common.action_chains import ActionChains
 
@@ -213,7 +216,7 @@ def test_group_browser_shows_members_side_by_side_with_the_difference(driver: An
     driver.set_window_size(1280, 1300)  # the decisive paths and both members in one picture
     try:
         driver.execute_script("document.getElementById('group-heading').scrollIntoView()")
-        screenshot(driver, shots / "report-groups.png")
+        screenshot(driver, shots / "fixture-groups.png")
     finally:
         driver.set_window_size(1280, 860)
 
@@ -272,3 +275,47 @@ def test_controls_are_reachable_with_the_keyboard(driver: Any, built: Built) -> 
     link.send_keys(Keys.ENTER)
     wait(lambda: group in driver.find_element("id", "group-heading").text, "Enter to open the group")
     assert driver.switch_to.active_element.get_attribute("id") == "group-view"  # focus moved to the group
+
+
+def main_job_site() -> Path:
+    """The main job's site: $DP_REPORT_SITE (CI points it at the site its `dvc repro` wrote; then it must be
+    there), else this checkout's reports/site when `dvc repro` has written it."""
+    named = os.environ.get("DP_REPORT_SITE")
+    site = Path(named) if named else ROOT / "reports" / "site"
+    if not (site / "index.html").is_file():
+        if named:
+            pytest.fail(f"DP_REPORT_SITE={named}: no index.html there")
+        pytest.skip(f"the main job's site is not built ({site}/index.html): `dvc repro` writes it")
+    return site
+
+
+def test_the_main_jobs_site_in_the_browser(driver: Any, shots: Path) -> None:
+    """Every page of the site `dvc repro` built loads without console errors; the README's screenshots."""
+    site = main_job_site()
+
+    def load(page: str) -> None:
+        driver.get_log("browser")
+        driver.get((site / page).as_uri())
+        wait(lambda: driver.execute_script("return document.readyState") == "complete", f"{page} to load")
+
+    pages = sorted(str(p.relative_to(site)) for p in site.rglob("*.html"))
+    assert "index.html" in pages and "groups.html" in pages and "gate.html" in pages
+    for page in pages:
+        load(page)
+        if page == "groups.html":
+            wait(lambda: driver.find_elements("css selector", ".member"), "a group to open")
+        assert errors_of(driver) == [], page
+        assert len(driver.find_elements("css selector", "h1")) == 1, page
+    load("index.html")
+    ranked = driver.find_element("id", "leaderboard").text
+    assert "sparrow-nano-general-v1.1" in ranked and "sparrow-nano-robot-v1.2" in ranked  # real models
+    screenshot(driver, shots / "report-leaderboard.png")
+    load("gate.html")
+    names = [a.text for a in driver.find_elements("css selector", "main table")[0].find_elements(
+        "css selector", "tbody th a")]
+    assert names and not names[0].startswith("heuristic."), "ranked systems are listed first"
+    screenshot(driver, shots / "report-gate.png")
+    load("groups.html")
+    members = wait(lambda: driver.find_elements("css selector", ".member"), "a group to open")
+    assert len(members) >= 2 and all(m.find_elements("css selector", "mark.diff") for m in members)
+    screenshot(driver, shots / "report-groups.png")
