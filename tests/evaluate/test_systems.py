@@ -65,9 +65,17 @@ def test_system_names_cannot_escape_the_runs_folder(name: str) -> None:
 def test_an_unknown_system_suggests_the_nearest_name() -> None:
     with pytest.raises(SystemConfigError, match=r"unknown system 'unifrom' \(did you mean uniform\?\).*dp systems"):
         get_system("unifrom")
-    with pytest.raises(SystemConfigError, match=r"unknown system 'nope': not declared built in") as caught:
+    with pytest.raises(SystemConfigError, match=r"unknown system 'nope': not a built-in system") as caught:
         get_system("nope")
     assert "heuristic." not in str(caught.value), "no wall of 26 names on one line"
+
+
+def test_an_unknown_system_names_the_config_it_looked_in(tmp_path: Path) -> None:
+    config = tmp_path / "mine.yaml"
+    config.write_text("systems:\n  mine: {kind: baseline, baseline: uniform}\n")
+    expected = r"unknown system 'nope': neither built in nor declared in \S*mine\.yaml;"
+    with pytest.raises(SystemConfigError, match=expected):
+        get_system("nope", config)
 
 
 def test_public_config_holds_the_variable_name_not_the_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

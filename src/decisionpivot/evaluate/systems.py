@@ -161,7 +161,7 @@ def get_system(name: str, config: str | Path | None = None) -> SystemConfig:
 
         close = difflib.get_close_matches(name, list(systems), n=3, cutoff=0.6)
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-        where = f" in {config} or built in" if config is not None else " built in"
-        raise SystemConfigError(f"unknown system {name!r}{hint}: not declared{where}; `dp systems` lists them all "
+        where = f"neither built in nor declared in {config}" if config is not None else "not a built-in system"
+        raise SystemConfigError(f"unknown system {name!r}{hint}: {where}; `dp systems` lists them all "
                                 "(--config FILE adds yours)")
     return systems[name]
