@@ -117,6 +117,8 @@ def test_dp_score_refuses_a_gate_json_checked_on_other_items(project: Project, g
     (["--seeds", "7"], "datasets/fresh/seed-7/MANIFEST.json: no MANIFEST.json"),
     (["--target-risk", "5"], "--target-risk must be between 0 and 1"),
     (["--delta", "0"], "--delta must be between 0 and 1"),
+    (["--target-risk", "2", "--calibration-runs", "nowhere"], "--target-risk must be between 0 and 1"),  # first
+    (["--delta", "5", "--calibration-runs", "nowhere"], "--delta must be between 0 and 1"),
     (["--calibration-runs", "nowhere"], "nowhere: no calibration runs folder"),
     (["--params", "missing.yaml"], "--params"),
     (["--systems", "nobody"], "no folder for system(s) nobody"),

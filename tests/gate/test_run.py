@@ -153,6 +153,16 @@ def test_gate_md_says_do_not_automate_and_shows_the_gap(gating: Gating) -> None:
     assert "Gap" in text and "## oracle" in text and "Learn then Test" in text
 
 
+def test_gate_md_escapes_system_names(gating: Gating) -> None:
+    """A system name with Markdown syntax (`|` ends a cell, `#`, `*`) stays one cell and one plain heading."""
+    import dataclasses
+
+    first = dataclasses.replace(gating.systems[0], system="a|b *c* #d")
+    text = gate_markdown(dataclasses.replace(gating, systems=(first, *gating.systems[1:])))
+    assert "\n| a\\|b \\*c\\* \\#d |" in text and "\n## a\\|b \\*c\\* \\#d\n" in text
+    assert "| a|b" not in text
+
+
 def test_a_stricter_delta_never_certifies_more(project: Project, gating: Gating,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project.root)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.harness.imported import ImportedSystem, without_secrets, write_imported
+from decisionpivot.harness.imported import ImportedSystem, ImportedTask, without_secrets, write_imported
 from decisionpivot.harness.release_items import release_tasks
 
 
@@ -35,3 +35,14 @@ def test_nothing_to_import_is_an_error(tmp_path: Path, release_items: Path) -> N
     with pytest.raises(DecisionPivotError, match="holds no samples"):
         write_imported(system, tmp_path / "runs", tasks, {"policy_case": []}, {}, {})
     assert not (tmp_path / "runs").exists()
+
+
+def test_transient_errors_do_not_count_towards_the_coverage_dp_score_needs(tmp_path: Path) -> None:
+    """The import's "below 99%" warning counted unfinished samples as covered: `dp score` then dropped the task
+    without a word from the import."""
+    def task(answers: int, errors: int, transient: int) -> ImportedTask:
+        return ImportedTask("t", 100, 100, 0, answers, errors, transient, tmp_path / "t.jsonl")
+
+    assert task(98, 2, 0).covered  # final errors are records: scored as failed
+    assert not task(98, 2, 2).covered  # unfinished samples are missing for the scorer
+    assert task(99, 1, 1).covered and not task(97, 3, 2).covered

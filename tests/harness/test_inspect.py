@@ -223,7 +223,7 @@ def test_unfinished_samples_are_transient_and_a_retried_log_fills_them(tmp_path:
     write_eval_log(broken, str(broken_path))
     [first] = import_inspect_log(broken_path, "flaky", runs, release_items)
     lines = [json.loads(line) for line in first.path.read_text().splitlines()]
-    assert {r["id"] for r in lines if r.get("transient")} == failing
+    assert {r["id"] for r in lines if r.get("transient")} == failing and first.transient == len(failing)
     assert all("inspect could not finish the sample: RateLimitError" in r["error"] for r in lines if r.get("transient"))
     [second] = import_inspect_log(Path(log.location), "flaky", runs, release_items)  # the retried run
     assert second.already == 4 and second.answers + second.errors == 6

@@ -139,7 +139,7 @@ def _site_bytes(folder: Path) -> dict[str, bytes]:
 def test_same_inputs_same_bytes_under_another_hash_seed_and_locale(built: Built, tmp_path: Path) -> None:
     first = _site_bytes(built.site.out)
     again = build_files(read_inputs(built.fixture.reports, built.fixture.items, built.fixture.runs), progress=False)
-    assert {k: v for k, v in again.items()} == first
+    assert again == first
     out = tmp_path / "site"
     env = {**os.environ, "PYTHONHASHSEED": "12345", "LC_ALL": "C.UTF-8", "TZ": "Pacific/Auckland"}
     code = (f"from decisionpivot.report.site import report_site; report_site({str(built.fixture.reports)!r}, "
@@ -275,6 +275,38 @@ def test_gate_page_lists_systems_as_the_leaderboard_does(built: Built, tmp_path:
     (reports / "gate.json").write_text(json.dumps(gate))
     order = [system for system, _ in gate_order(read_inputs(reports, f.items, f.runs))]
     ranked = sorted(SKILLS, key=SKILLS.get, reverse=True)
-    assert order == [*ranked, *sorted([HEURISTIC, "graded-partial"], key=order.index), "aaa-absent",
-                     "absent-from-scores"]
-    assert order.index(HEURISTIC) > len(ranked) and order.index("graded-partial") >= len(ranked)
+    assert order[:len(ranked)] == ranked  # the leaderboard's ranked systems first, in its order
+    assert set(order[len(ranked):-2]) == {HEURISTIC, "graded-partial"}  # then what it lists as not comparable
+    assert order[-2:] == ["aaa-absent", "absent-from-scores"]  # then what the scores do not know, by name
+
+
+def _site_ranks(page: str, table: str) -> list[tuple[str, str]]:
+    """(rank cell, system) of each row of the table with id ``table``."""
+    body = page.split(f'id="{table}"', 1)[1].split("</table>", 1)[0]
+    return re.findall(r'<tr[^>]*><td[^>]*>([^<]*)</td>\s*<th[^>]*><a href="systems/([^"]+)\.html"', body)
+
+
+def test_site_ranks_exactly_as_the_leaderboard_does(built: Built, tmp_path: Path) -> None:
+    """The site numbered rows 1, 2, 3... itself: a tie that leaderboard.md shows as `2=` got two ranks there."""
+    f = built.fixture
+    board = (f.reports / "leaderboard.md").read_text(encoding="utf-8").split("## Not ranked")[0]
+    ranked_md = [(line.split(" | ")[0][2:], line.split(" | ")[1]) for line in board.splitlines()
+                 if line.startswith("| ") and " | " in line and line.split(" | ")[0][2:].strip()][1:]
+    assert len(ranked_md) >= 5 and _site_ranks(text(built, "index.html"), "leaderboard") == ranked_md
+    unranked = _site_ranks(text(built, "index.html"), "partial-systems")
+    assert unranked and all(rank == "\u2013" for rank, _ in unranked), "leaderboard.md ranks none of them"
+    reports = tmp_path / "reports"
+    shutil.copytree(f.reports, reports, ignore=shutil.ignore_patterns("site"))
+    scoring = json.loads((reports / "scoring.json").read_text())
+    ranked = [e for e in scoring["leaderboard"] if e["rank"]]
+    ranked[1]["rank"] = ranked[2]["rank"] = "2="  # as `dp score` records a tie
+    ranked[1], ranked[2] = ranked[2], ranked[1]  # and its order (fewer failed predictions first)
+    scoring["leaderboard"] = ranked + [e for e in scoring["leaderboard"] if not e["rank"]]
+    (reports / "scoring.json").write_text(json.dumps(scoring))
+    site = report_site(reports, f.items, f.runs, tmp_path / "site", gate="", stability="", partial="")
+    shown = _site_ranks((site.out / "index.html").read_text(encoding="utf-8"), "leaderboard")
+    assert shown[:3] == [(e["rank"], e["system"]) for e in ranked[:3]]
+    scoring["leaderboard"] = [{"system": 3}]
+    (reports / "scoring.json").write_text(json.dumps(scoring))
+    with pytest.raises(DecisionPivotError, match=r"scoring\.json: leaderboard entry 1: expected an object"):
+        read_inputs(reports, f.items, f.runs)

@@ -70,7 +70,7 @@ class HarnessVerbs:
         print(f"{'task':<18} {'items':>6} {'in log':>7} {'kept':>6} {'answers':>8} {'errors':>7}  file")
         for t in written:
             print(f"{t.task:<18} {t.items:>6} {t.in_log:>7} {t.already:>6} {t.answers:>8} {t.errors:>7}  {t.path}")
-        short = [t.task for t in written if 100 * (t.answers + t.errors) < 99 * t.items]
+        short = [t.task for t in written if not t.covered]
         if short:
             print(f"{system}: {len(short)} task(s) below the 99% of items `dp score` needs ({', '.join(short)}); "
                   "`dp score --partial` scores them on the answered items", file=sys.stderr)

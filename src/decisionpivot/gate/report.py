@@ -17,6 +17,7 @@ from decisionpivot.gate.method import METHOD, REFERENCE, THRESHOLD_GRID, guarant
 from decisionpivot.gate.run import AUTOMATE, Entry, Gating, SystemGate
 from decisionpivot.items import atomic_write_bytes
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED
+from decisionpivot.score.report import markdown_table, markdown_text
 
 DECIMALS = 6
 INTERVALS = ("95% percentile bootstrap over contrast groups, the scorer's resamples (seed "
@@ -177,22 +178,17 @@ def _entry_row(name: str, entry: Entry) -> list[str]:
     ]
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]) + "\n"
-
-
 def _summary_table(gating: Gating) -> str:
     target = gating.settings.target_risk
     rows = []
     for g in gating.systems:
         automated = [e for e in g.families.values() if e.decision == AUTOMATE]
         held = [e for e in automated if e.release is not None and e.release.bound_held is not None]
-        rows.append([g.system, f"{len(automated)} of {len(g.families)}", _pct(g.certified_coverage_macro),
-                     _pct(g.retrospective_coverage_macro), _pct(_gap(g)),
+        rows.append([markdown_text(g.system), f"{len(automated)} of {len(g.families)}",
+                     _pct(g.certified_coverage_macro), _pct(g.retrospective_coverage_macro), _pct(_gap(g)),
                      g.pooled.decision if g.pooled.threshold is None else f"{g.pooled.threshold:g}",
                      f"{sum(bool(e.release and e.release.bound_held) for e in held)} of {len(held)}"])
-    return _table(["System", "Families automated", "Cert. cov. %", f"C({target:g}) %", "Gap",
+    return markdown_table(["System", "Families automated", "Cert. cov. %", f"C({target:g}) %", "Gap",
                    "Pooled threshold", "Bound held"], rows)
 
 
@@ -218,7 +214,7 @@ def gate_markdown(gating: Gating) -> str:
         f"{target} (the guarantee is about the expected rate; a single draw scatters around it). "
         f"C({s.target_risk:g}) is the paper's retrospective coverage, chosen with the release labels themselves.\n",
         "## Calibration draws\n",
-        _table(["Seed", "Items", "MANIFEST.json SHA-256"],
+        markdown_table(["Seed", "Items", "MANIFEST.json SHA-256"],
                [[str(d.seed), d.items.as_posix(), f"`{d.manifest_sha256[:16]}`"] for d in gating.draws]),
         "## Summary\n",
         f"Cert. cov.: mean over the system's families of the release coverage at the certified threshold (0 where "
@@ -229,10 +225,10 @@ def gate_markdown(gating: Gating) -> str:
     header = ["Family", "Decision", "Threshold", "Risk bound %", "Exp. cov. %", "Release cov. % [95%]",
               "Release risk % [95%]", "Held", f"C({s.target_risk:g}) %"]
     for g in gating.systems:
-        text.append(f"\n## {g.system}\n")
+        text.append(f"\n## {markdown_text(g.system)}\n")
         rows = [_entry_row(family, e) for family, e in sorted(g.families.items())]
         rows.append(_entry_row("pooled", g.pooled))
-        text.append(_table(header, rows))
+        text.append(markdown_table(header, rows))
         notes = [f"- {name}: {e.reason}" for name, e in [*sorted(g.families.items()), ("pooled", g.pooled)]
                  if e.reason]
         notes += [f"- {name}: {e.release_note}" for name, e in sorted(g.families.items()) if e.release_note]

@@ -174,6 +174,7 @@ def resolve_settings(
     if seeds is None and "seeds" in section:
         seeds = [str(seed) for seed in section["seeds"]]
     settings = GateSettings(float(chosen["target_risk"]), float(chosen["delta"]), int(chosen["resamples"]))
+    _validate(settings)  # a bad value stops the verb before it looks for a single calibration folder
     return parse_seeds(seeds, calibration_runs), settings
 
 

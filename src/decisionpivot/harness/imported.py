@@ -20,6 +20,7 @@ from typing import Any
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.answers import AnswerWriter, answer_paths
 from decisionpivot.evaluate.kinds import Record
+from decisionpivot.evaluate.run import COVERAGE
 from decisionpivot.evaluate.systems import SystemConfig, validate_system_name
 from decisionpivot.harness.release_items import ReleaseTask
 from decisionpivot.redact import redact_data
@@ -73,9 +74,16 @@ class ImportedTask:
     answers: int
     """Records with probabilities now in the answer file."""
     errors: int
-    """Error records now in the answer file."""
+    """Error records now in the answer file (final and transient)."""
+    transient: int
+    """Of those, transient errors (samples the harness could not finish): missing for ``dp score``."""
     path: Path
     """Answer file written."""
+
+    @property
+    def covered(self) -> bool:
+        """Records other than transient errors cover the share of the items ``dp score`` needs."""
+        return COVERAGE[1] * (self.answers + self.errors - self.transient) >= COVERAGE[0] * self.items
 
 
 def _previous_logs(meta_path: Path) -> list[dict[str, Any]]:
@@ -122,5 +130,5 @@ def write_imported(system: ImportedSystem, runs_dir: Path, tasks: Mapping[str, R
         finally:
             writer.close(items=len(release.items), retries=0, finished=finished)
         written.append(ImportedTask(task, len(release.items), len(task_records), len(done & set(by_id)),
-                                    writer.meta["answers"], writer.meta["errors"], answers_path))
+                                    writer.meta["answers"], writer.meta["errors"], writer.transient, answers_path))
     return written

@@ -16,7 +16,7 @@ from decisionpivot.items import LAYERS
 from decisionpivot.report.html import DASH, esc, number
 from decisionpivot.report.inputs import ReportInputs
 from decisionpivot.score.reference import SCORE
-from decisionpivot.score.results import CORE, MACRO, REFERENCE
+from decisionpivot.score.results import CORE, MACRO, REFERENCE, UNIFORM_GUESS
 
 PARTIAL_LABEL = "partial, not comparable"
 
@@ -127,9 +127,22 @@ def latency_text(inputs: ReportInputs, facts: SystemFacts) -> str:
 
 
 def ranked_systems(inputs: ReportInputs) -> list[str]:
-    """Systems by macro pair accuracy (best first, unscored last), then name, as the leaderboard ranks them."""
+    """Systems in leaderboard order: as ``dp score`` recorded it in scoring.json (ranked systems best first,
+    ties by fewer failed predictions; then partial, then unscored ones), else (a scoring.json from before it
+    recorded one) by macro pair accuracy, unscored last, then name."""
+    systems = [s for s in inputs.systems if s != UNIFORM_GUESS]
+    recorded = [s for s in inputs.leaderboard_ranks if s in systems]
+
     def key(system: str) -> tuple[float, str]:
         value = inputs.value(system, CORE, MACRO, "pair_accuracy")
         return (-(value if value is not None else -1.0), system)
 
-    return sorted((s for s in inputs.systems if s != "uniform-guess"), key=key)
+    return recorded + sorted((s for s in systems if s not in recorded), key=key)
+
+
+def rank_text(inputs: ReportInputs, system: str, position: int) -> str:
+    """The rank leaderboard.md shows (``2=`` for a tie, a dash for a system it does not rank); ``position`` in
+    the table for a scoring.json from before ranks were recorded."""
+    if not inputs.leaderboard_ranks:
+        return str(position)
+    return inputs.leaderboard_ranks.get(system) or DASH

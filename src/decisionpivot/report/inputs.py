@@ -85,6 +85,12 @@ class ReportInputs:
         return tuple(self.scoring.get("systems", ()))
 
     @property
+    def leaderboard_ranks(self) -> dict[str, str | None]:
+        """System -> the rank leaderboard.md shows (None: not ranked), in its order; empty for a scoring.json
+        from before `dp score` recorded them."""
+        return {entry["system"]: entry.get("rank") for entry in self.scoring.get("leaderboard", ())}
+
+    @property
     def families(self) -> tuple[str, ...]:
         return tuple(self.scoring.get("core_tasks", ()))
 
@@ -191,6 +197,11 @@ def read_scoring(path: Path) -> dict[str, Any]:
     for key, kind in (("systems", list), ("core_tasks", list), ("reference_tasks", list), ("exclusions", list)):
         if not isinstance(scoring.get(key), kind):
             raise DecisionPivotError(f"{path}: no {key!r} list (written by an older `dp score`? score again)")
+    for i, entry in enumerate(scoring.get("leaderboard", [])):
+        if not (isinstance(entry, dict) and isinstance(entry.get("system"), str)
+                and (entry.get("rank") is None or isinstance(entry["rank"], str))):
+            raise DecisionPivotError(f"{path}: leaderboard entry {i + 1}: expected an object with a 'system' name and "
+                                     "a 'rank' text or null")
     return scoring
 
 

@@ -12,7 +12,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from decisionpivot.items import LAYERS
-from decisionpivot.report.facts import PARTIAL_LABEL, SystemFacts, latency_text, ranked_systems, system_notes
+from decisionpivot.report.facts import (
+    PARTIAL_LABEL,
+    SystemFacts,
+    latency_text,
+    rank_text,
+    ranked_systems,
+    system_notes,
+)
 from decisionpivot.report.html import (
     DASH,
     Cell,
@@ -105,10 +112,10 @@ def leaderboard_table(inputs: ReportInputs, systems: Sequence[str], facts: dict[
         "Request latency in seconds, median / 95th percentile, @ the in-flight limit it was measured at",
         "Cost of 1,000 decisions from recorded usage and configured prices", ""]
     rows, classes = [], []
-    for rank, system in enumerate(systems, start=1):
+    for position, system in enumerate(systems, start=1):
         f = facts[system]
         ops = inputs.operations(system)
-        cells = [Cell(str(rank), sort=str(rank), cls="num"), _system_cell(f, root)]
+        cells = [Cell(rank_text(inputs, system, position), sort=str(position), cls="num"), _system_cell(f, root)]
         cells += [score_cell(inputs, system, CORE, MACRO, m) for m, _, _ in LEADERBOARD[:4]]
         if gate:
             cells.append(_gate_cell(inputs, system))

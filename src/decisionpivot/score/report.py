@@ -73,7 +73,7 @@ def _cell(estimate: Estimate | None) -> str:
     return f"{_number(estimate.value)} [{_number(low)}, {_number(high)}]"
 
 
-def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
@@ -260,7 +260,7 @@ def robustness_markdown(scoring: Scoring) -> str:
             for r in scoring.robustness]
     text = ("## Option-order robustness\n\nEach item asked again under K seeded orders of its options "
             "(`dp evaluate --permute-options K`); \"permuted\" is the mean over the K orders, \"Changed %\" "
-            "the share of items whose predicted option changes.\n\n" + _markdown_table(header, rows))
+            "the share of items whose predicted option changes.\n\n" + markdown_table(header, rows))
     for system, families in scoring.order_free:
         text += (f"\n- {system}: {', '.join(families)} left out - yes/no items asked as noul have no option order "
                  "(every order sends the same request), so they say nothing about order.\n")
@@ -310,11 +310,11 @@ def leaderboard_markdown(scoring: Scoring) -> str:
     if scoring.core_tasks:
         text += (f"Ranked: systems scored on all {len(scoring.core_tasks)} core families, by macro pair accuracy "
                  "(equal values share a rank, shown 2=).\n\n")
-    text += _markdown_table(header, rows) + "\n"
+    text += markdown_table(header, rows) + "\n"
     if partial:
         text += ("## Not ranked: scored on some families only, or none\n\nFamily heuristics and systems "
                  "without answers for every family. Their \"macro\" is over the families they answer (Notes), so "
-                 "it is not comparable with the ranked rows above.\n\n" + _markdown_table(header, partial) + "\n")
+                 "it is not comparable with the ranked rows above.\n\n" + markdown_table(header, partial) + "\n")
     text += "\n".join(f"- {note}" for note in _footnotes(scoring)) + "\n"
     robustness = robustness_markdown(scoring)
     if robustness:
@@ -410,7 +410,7 @@ def families_markdown(scoring: Scoring) -> str:
             rows.append(
                 ["uniform guessing", *chance, _cell(scoring.get(UNIFORM_GUESS, CORE, MACRO, CHANCE_METRIC))]
             )
-        text += f"## {metric}\n\n{CORE_METRICS[metric][1]}.\n\n" + _markdown_table(header, rows) + "\n"
+        text += f"## {metric}\n\n{CORE_METRICS[metric][1]}.\n\n" + markdown_table(header, rows) + "\n"
     return text
 
 
@@ -433,7 +433,7 @@ def levels_markdown(scoring: Scoring) -> str:
                 ],
             ]
         )
-        text += f"## {metric}\n\n" + _markdown_table(header, rows) + "\n"
+        text += f"## {metric}\n\n" + markdown_table(header, rows) + "\n"
     return text
 
 
@@ -442,7 +442,7 @@ def reference_layers_markdown(scoring: Scoring) -> str:
     return (
         "# Reference track by layer\n\nMean of the floored chance-corrected task scores per layer; "
         "overall = mean of the layers with a scored task.\n\n"
-        + _markdown_table(["System", *LAYERS, "overall"], rows)
+        + markdown_table(["System", *LAYERS, "overall"], rows)
     )
 
 
@@ -461,7 +461,7 @@ def reference_tasks_markdown(scoring: Scoring, task_cards: dict[str, tuple[str, 
     return (
         "# Reference track by task\n\nEach cell: the task's own metric v (x100) -> chance-corrected "
         "score 100(v-b)/(1-b) with its interval, not floored (negative values kept for inspection).\n\n"
-        + _markdown_table(header, rows)
+        + markdown_table(header, rows)
     )
 
 
@@ -504,7 +504,16 @@ def scoring_metadata(scoring: Scoring) -> dict[str, Any]:
         "answer_files": [asdict(a) for a in scoring.answer_files],
         "operations": [asdict(o) for o in scoring.operations],
         "robustness": [asdict(r) for r in scoring.robustness],
+        "leaderboard": leaderboard_order(scoring),
     }
+
+
+def leaderboard_order(scoring: Scoring) -> list[dict[str, str | None]]:
+    """Every system in leaderboard order with its comparability and rank (``2=`` for a tie; None unless
+    ranked), so what shows the leaderboard elsewhere (``dp report``) ranks exactly as leaderboard.md does."""
+    rank = ranks(scoring)
+    return [{"system": s, "comparability": comparability(scoring, s), "rank": rank.get(s)}
+            for s in _ranked_systems(scoring)]
 
 
 def write_reports(
