@@ -2,13 +2,18 @@
 
 It knows the gold answer and is right with probability equal to its confidence (perfectly calibrated),
 its confidence high for most items: the kind of system a gate should let automate part of the work.
-Confidences share a per-group part (members of a contrast group are alike), and every draw is a
-SHA-256 hash of the item id, so answers are the same on every run.
+
+It is **out of sample**: every draw it makes is a SHA-256 hash of the item's *content* (state, question and
+options), never of its id or group id. Ids repeat across draws (``policy_case:00001`` is in every seed), so a
+system keyed on them would give the release the very answers it gave a calibration draw, and its release
+check would re-read its calibration. Keyed on content, a fresh draw gets fresh answers, and the same item
+gets the same answer on every run.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 
 from decisionpivot.items import Item
@@ -18,16 +23,23 @@ def _uniform(text: str) -> float:
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big") / 2**64
 
 
+def content_key(item: Item) -> str:
+    """What the item asks, without its id or group: state, question and options as canonical JSON."""
+    return json.dumps([item.state, item.question, [[o.key, o.meaning] for o in item.options]], sort_keys=True,
+                      ensure_ascii=False)
+
+
 def decide(items: Sequence[Item], skill: float = 0.9) -> list[dict[str, float]]:
-    """Gold with probability c, else the next option; c near 1 for a share ``skill`` of groups."""
+    """Gold with probability c, else the next option; c near 1 for a share ``skill`` of items."""
     answers = []
     for item in items:
         keys = item.option_keys
-        shared = _uniform(f"group {item.group}")
-        own = _uniform(f"item {item.id}")
+        content = content_key(item)
+        strong = _uniform(f"strong {content}")
+        own = _uniform(f"item {content}")
         low = 1.0 / len(keys)
-        confidence = 0.999 - 0.03 * own if shared < skill else low + (0.9 - low) * own
-        right = _uniform(f"correct {item.id}") < confidence
+        confidence = 0.9995 - 0.02 * own if strong < skill else low + (0.9 - low) * own
+        right = _uniform(f"correct {content}") < confidence
         gold = keys.index(item.answer) if item.answer in keys else 0
         chosen = gold if right else (gold + 1) % len(keys)
         rest = (1.0 - confidence) / (len(keys) - 1)

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def dp(project: Project, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
     return subprocess.run([sys.executable, "-m", "decisionpivot.cli", *args], cwd=project.root, env=env,
                           capture_output=True, text=True, timeout=600)
 

@@ -39,7 +39,7 @@ def test_a_strong_calibrated_system_is_automated_and_the_bound_holds(gating: Gat
     for family, entry in oracle.families.items():
         assert entry.decision == AUTOMATE, (family, entry.reason)
         assert entry.threshold is not None and entry.reason is None
-        assert entry.certificate is not None and entry.certificate.risk_bound <= 0.05
+        assert entry.certificate is not None and entry.certificate.observed_risk <= 0.05
         assert entry.release is not None and entry.release.automated > 0
         assert 0 < entry.expected_coverage < 1
     assert oracle.pooled.decision == AUTOMATE
@@ -108,8 +108,9 @@ def test_gate_json_keeps_the_contract(gating: Gating) -> None:
     for draw in record["calibration"]:
         assert set(draw) >= {"seed", "items", "manifest_sha256", "families"}
         assert sorted(draw["families"]) == sorted(FAMILIES)
-    entry_keys = {"decision", "reason", "threshold", "risk_bound", "expected_coverage", "calibration_items",
-                  "calibration_groups", "release"}
+    entry_keys = {"decision", "reason", "threshold", "observed_risk", "expected_coverage", "calibration_items",
+                  "calibration_groups", "release", "fingerprint"}
+    assert "risk_bound" not in json.dumps(record) and "unadjusted" in record["observed_risk"]
     release_keys = {"risk", "risk_ci", "coverage", "coverage_ci", "bound_held", "retrospective_coverage"}
     for system in record["systems"].values():
         assert set(system) >= {"families", "pooled", "certified_coverage_macro", "retrospective_coverage_macro"}
@@ -137,11 +138,13 @@ def test_outputs_are_written_deterministically(gating: Gating, project: Project,
     assert names == sorted(f"{g.system}.json" for g in gating.systems)
     deploy = json.loads((tmp_path / "a" / "gate" / "uniform.json").read_text())
     assert deploy["families"]["policy_case"] == {
-        "decision": "do not automate", "threshold": None, "expected_coverage": None, "risk_bound": None,
+        "decision": "do not automate", "threshold": None, "expected_coverage": None,
+        "fingerprint": deploy["checked_on"]["fingerprints"]["policy_case"],
         "reason": deploy["families"]["policy_case"]["reason"]}
     assert deploy["package_version"] and deploy["checked_on"]["manifest_sha256"]
     assert [c["seed"] for c in deploy["calibration"]] == list(SEEDS)
-    assert "at most 5%" in deploy["guarantee"] and "90%" in deploy["guarantee"]
+    assert "at most 5%" in deploy["guarantee"] and "at least 90%" in deploy["guarantee"]
+    assert "delta / 14" in deploy["guarantee"] and "not a team's own traffic" in deploy["guarantee"]
     oracle = json.loads((tmp_path / "a" / "gate" / "oracle.json").read_text())
     assert all(isinstance(f["threshold"], float) for f in oracle["families"].values())
 

@@ -97,7 +97,8 @@ def gate_fixture(systems: Sequence[str], families: Sequence[str]) -> dict[str, A
     """A gate.json to the `dp gate` contract (values made up, within their ranges)."""
     out: dict[str, Any] = {"method": "clopper-pearson", "reference": "release", "target_risk": 0.05, "delta": 0.1,
                            "calibration": [{"seed": 7, "items": 1800, "manifest_sha256": "0" * 64,
-                                            "families": list(families)}], "systems": {}}
+                                            "families": list(families)}], "systems": {},
+                           "release": {"items": "datasets/core", "manifest_sha256": "0" * 64, "families": {}}}
     for s, system in enumerate(systems):
         entries = {}
         for f, family in enumerate(families):
@@ -105,7 +106,7 @@ def gate_fixture(systems: Sequence[str], families: Sequence[str]) -> dict[str, A
             entries[family] = {
                 "decision": "automate" if automate else "do not automate",
                 "reason": "risk bound under target" if automate else "no threshold keeps the bound under 5%",
-                "threshold": 0.8 + 0.05 * f if automate else None, "risk_bound": 0.045 if automate else None,
+                "threshold": 0.8 + 0.05 * f if automate else None, "observed_risk": 0.045 if automate else None,
                 "expected_coverage": round(0.3 + 0.1 * f - 0.05 * s, 3) if automate else 0.0,
                 "calibration_items": 600, "calibration_groups": 300 - 50 * f,
                 "release": {"risk": 0.03, "risk_ci": [0.02, 0.05], "coverage": 0.31, "coverage_ci": [0.27, 0.35],
@@ -113,7 +114,7 @@ def gate_fixture(systems: Sequence[str], families: Sequence[str]) -> dict[str, A
         out["systems"][system] = {
             "families": entries,
             "pooled": {"decision": "refused", "reason": "pooled certification needs every family", "threshold": None,
-                       "risk_bound": None, "expected_coverage": None, "calibration_items": 1800,
+                       "observed_risk": None, "expected_coverage": None, "calibration_items": 1800,
                        "calibration_groups": 650, "release": None},
             "certified_coverage_macro": round(0.25 - 0.05 * s, 3), "retrospective_coverage_macro": 0.3}
     return out

@@ -12,11 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-import numpy as np
-
 from decisionpivot.gate.calibration import FamilyAnswers
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, Multiplicities, percentile_interval, unit_weights
-from decisionpivot.score.metrics import selective_coverage, weighted_mean, weighted_sum
+from decisionpivot.score.metrics import accuracy_at_confidence, selective_coverage, share_at_confidence
 
 Interval = tuple[float, float]
 
@@ -53,19 +51,21 @@ def release_weights(family: str, answers: FamilyAnswers, resamples: int) -> Mult
 def check_release(
     answers: FamilyAnswers, weights: Multiplicities, threshold: float | None, target: float
 ) -> ReleaseCheck:
-    """Realised risk and coverage of ``threshold`` on the release answers (see the module docstring)."""
+    """Realised risk and coverage of ``threshold`` on the release answers (see the module docstring): the
+    scorer's :func:`~decisionpivot.score.metrics.share_at_confidence` (coverage) and
+    :func:`~decisionpivot.score.metrics.accuracy_at_confidence` (risk = 1 - accuracy), point and resampled."""
     retrospective = float(selective_coverage(answers.confidence, answers.correct, target))
     items = int(answers.confidence.size)
     if threshold is None:
         return ReleaseCheck(items, 0, 0, 0.0, (0.0, 0.0), None, None, None, retrospective)
     automated = answers.confidence >= threshold
-    wrong = automated & ~answers.correct
-    count, errors = int(automated.sum()), int(wrong.sum())
-    coverage_ci = percentile_interval(weighted_mean(automated, weights))
+    count, errors = int(automated.sum()), int((automated & ~answers.correct).sum())
+    coverage = float(share_at_confidence(answers.confidence, threshold))
+    coverage_ci = percentile_interval(share_at_confidence(answers.confidence, threshold, weights))
     if count == 0:
-        return ReleaseCheck(items, 0, 0, 0.0, coverage_ci, None, None, None, retrospective)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        resampled_risk = weighted_sum(wrong, weights) / weighted_sum(automated, weights)
+        return ReleaseCheck(items, 0, 0, coverage, coverage_ci, None, None, None, retrospective)
+    risk = 1.0 - float(accuracy_at_confidence(answers.confidence, answers.correct, threshold))
+    resampled_risk = 1.0 - accuracy_at_confidence(answers.confidence, answers.correct, threshold, weights)
     held = Fraction(errors) <= Fraction(target).limit_denominator(1_000_000) * count
-    return ReleaseCheck(items, count, errors, count / items, coverage_ci, errors / count,
-                        percentile_interval(resampled_risk), held, retrospective)
+    return ReleaseCheck(items, count, errors, coverage, coverage_ci, risk, percentile_interval(resampled_risk),
+                        held, retrospective)

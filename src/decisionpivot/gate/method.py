@@ -13,8 +13,18 @@ of wrong answers among the automated ones, over many release-like draws. The gua
     P( R(lambda) <= alpha for every certified lambda ) >= 1 - delta,
 
 probability over the calibration draws; the reported threshold is the certified one with the largest
-coverage. It holds for each entry (a family, or all families pooled) on its own; for all 13 families
-at once, use delta / 13.
+coverage. It holds for each entry (a family, or all families pooled) on its own; for every entry of a
+system at once (13 families and the pooled entry), a union bound needs delta / 14.
+
+**What it assumes** (checked where a check is possible, see :mod:`~decisionpivot.gate.calibration` and
+:mod:`~decisionpivot.gate.run`): the calibration draws are independent of each other and of the release
+(fresh seeds, no shared item state), drawn to the release plan by the release's generators, answered
+with the same answer-changing configuration as the release, and their seeds fixed before any answer is
+seen. Its scope is the generators' distribution, not any team's real traffic.
+
+**What it does not give**: the observed error rate at the selected threshold (``observed_risk``) is the
+count the last test rejected on; being chosen because it passed, it is not a bound on R and is never
+reported as one.
 
 **The test** is Learn then Test (Angelopoulos, Bates, Candes, Jordan and Lei 2021, "Learn then Test:
 Calibrating predictive algorithms to achieve risk control", arXiv:2110.01052), in the form of its
@@ -66,13 +76,33 @@ THRESHOLD_GRID: tuple[float, ...] = (
 """Confidence thresholds tested, highest first (fixed before any answer is seen; 0.0 automates all)."""
 
 
+PERCENT_DECIMALS = 4
+"""Decimals of the percentages the guarantee is stated with; a fraction needs at most this plus 2."""
+
+
+def percent_text(fraction: float) -> str:
+    """``fraction`` as an exact percentage: 0.05 -> ``5%``, 0.004 -> ``0.4%``, 0.9999 -> ``99.99%``."""
+    text = f"{100 * fraction:.{PERCENT_DECIMALS}f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+def statable(fraction: float) -> bool:
+    """Whether ``fraction`` and ``1 - fraction`` are stated exactly by :func:`percent_text` (neither 0% nor 100%)."""
+    scaled = round(fraction * 10 ** (PERCENT_DECIMALS + 2))
+    return 0 < scaled < 10 ** (PERCENT_DECIMALS + 2) and abs(scaled - fraction * 10 ** (PERCENT_DECIMALS + 2)) < 1e-6
+
+
 def guarantee_text(target_risk: float, delta: float) -> str:
-    """The guarantee of a certified threshold in words (gate.md and the per-system JSON)."""
+    """The guarantee of a certified threshold in words (gate.md and the per-system JSON); the percentages are
+    exact for values :func:`statable` accepts (`dp gate` refuses others)."""
     return (
-        f"With probability at least {1 - delta:.0%} over the calibration draws, the error rate among the "
-        f"items a system decides alone (confidence >= threshold) is at most {target_risk:.0%} on items "
-        "drawn as the release is drawn: expected wrong automated decisions divided by expected automated "
-        "decisions, per family (or over all families for the pooled threshold)."
+        f"With probability at least {percent_text(1 - delta)} over the calibration draws, the error rate among "
+        f"the items a system decides alone (confidence >= threshold) is at most {percent_text(target_risk)} on "
+        "items drawn as the release is drawn: expected wrong automated decisions divided by expected automated "
+        "decisions, per family (or over all families for the pooled threshold). It assumes calibration draws "
+        "independent of each other and of the release, drawn to the release plan, answered with the release "
+        "answers' configuration, their seeds fixed in advance; for all of a system's entries at once (13 "
+        "families and pooled) use delta / 14. It is about the generators' distribution, not a team's own traffic."
     )
 
 
@@ -115,23 +145,15 @@ def binomial_p_values(accepted: np.ndarray, errors: np.ndarray, risk: float) -> 
     return np.where(accepted > 0, p, 1.0)
 
 
-def clopper_pearson_upper(errors: int, n: int, level: float) -> float:
-    """One-sided Clopper-Pearson upper bound on a binomial rate at confidence ``1 - level``."""
-    if n == 0:
-        return 1.0
-    if errors >= n:
-        return 1.0
-    return float(stats.beta.ppf(1 - level, errors + 1, n - errors))
-
-
 @dataclass(frozen=True)
 class Certificate:
     """The outcome of the test for one entry (a family or the pooled families) of one system."""
 
     threshold: float | None
     """The certified threshold with the largest coverage; None when none is certified."""
-    risk_bound: float | None
-    """Clopper-Pearson upper bound on R at the threshold at confidence 1 - delta (<= target)."""
+    observed_risk: float | None
+    """Errors / automated among the tested items at the threshold: observed, unadjusted for the threshold
+    having been selected because it passed (not a bound on R)."""
     p_value: float | None
     """Binomial p-value of the threshold."""
     tested_items: int
@@ -200,6 +222,6 @@ def certify(
               tuple(int(n) for n in accepted), tuple(int(e) for e in errors))
     if last < start:
         return Certificate(None, None, None, tested, piloted, 0, 0, float(thresholds[start]), (), *detail)
-    bound = clopper_pearson_upper(int(errors[last]), int(accepted[last]), delta)
-    return Certificate(float(thresholds[last]), bound, float(p_values[last]), tested, piloted, int(accepted[last]),
+    observed = int(errors[last]) / int(accepted[last])
+    return Certificate(float(thresholds[last]), observed, float(p_values[last]), tested, piloted, int(accepted[last]),
                        int(errors[last]), float(thresholds[start]), certified, *detail)

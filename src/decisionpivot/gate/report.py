@@ -13,7 +13,7 @@ from typing import Any
 
 from decisionpivot import BENCHMARK_VERSION, __version__
 from decisionpivot.gate.calibration import CalibrationDraw
-from decisionpivot.gate.method import METHOD, REFERENCE, THRESHOLD_GRID, guarantee_text
+from decisionpivot.gate.method import METHOD, REFERENCE, THRESHOLD_GRID, guarantee_text, percent_text
 from decisionpivot.gate.run import AUTOMATE, Entry, Gating, SystemGate
 from decisionpivot.items import atomic_write_bytes
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED
@@ -25,6 +25,11 @@ INTERVALS = ("95% percentile bootstrap over contrast groups, the scorer's resamp
 USE = ("Let the system decide alone on an item of a family when its confidence max_o p(o) is at least the "
        "family's threshold; send every other item to a person, and every item of a family marked "
        "'do not automate' or 'refused'. The pooled threshold is one threshold for all listed families.")
+OBSERVED_RISK = ("observed_risk: errors / automated among the tested calibration items at the selected threshold, "
+                 "unadjusted for the selection (the threshold was chosen because it passed): not a bound")
+"""What gate.json's observed_risk is (and is not)."""
+OBSERVED_HEADING = "Observed risk at threshold, unadjusted %"
+"""gate.md's heading of it."""
 TESTED_ITEMS = ("the test sees one member per contrast group (a group kept with probability size / largest "
                 "group size, so every item is equally likely); one group in five of those is the pilot that "
                 "chooses where the scan starts (pilot_items, never tested), the rest are tested_items")
@@ -46,7 +51,7 @@ def entry_record(entry: Entry) -> dict[str, Any]:
         "decision": entry.decision,
         "reason": entry.reason,
         "threshold": entry.threshold,
-        "risk_bound": _fraction(certificate.risk_bound) if certificate else None,
+        "observed_risk": _fraction(certificate.observed_risk) if certificate else None,
         "expected_coverage": _fraction(entry.expected_coverage),
         "calibration_items": entry.calibration_items,
         "calibration_groups": entry.calibration_groups,
@@ -68,6 +73,7 @@ def entry_record(entry: Entry) -> dict[str, Any]:
             "retrospective_coverage": _fraction(check.retrospective_coverage),
         },
         "release_note": entry.release_note,
+        "fingerprint": entry.fingerprint,
     }
 
 
@@ -92,6 +98,9 @@ def gate_record(gating: Gating) -> dict[str, Any]:
         "delta": s.delta,
         "grid": list(THRESHOLD_GRID),
         "tested_items": TESTED_ITEMS,
+        "observed_risk": OBSERVED_RISK,
+        "fingerprints": "per system: family -> configuration fingerprint (.meta.json) of the release answers "
+                        "checked; `dp score --gate` refuses runs whose fingerprints differ",
         "intervals": INTERVALS,
         "resamples": s.resamples,
         "package_version": __version__,
@@ -105,6 +114,7 @@ def gate_record(gating: Gating) -> dict[str, Any]:
                 "certified_coverage_macro": _fraction(g.certified_coverage_macro),
                 "retrospective_coverage_macro": _fraction(g.retrospective_coverage_macro),
                 "gap_macro": _fraction(_gap(g)),
+                "fingerprints": dict(sorted(g.release_fingerprints.items())),
             }
             for g in gating.systems
         },
@@ -113,8 +123,7 @@ def gate_record(gating: Gating) -> dict[str, Any]:
 
 def _deployable(entry: Entry) -> dict[str, Any]:
     return {"decision": entry.decision, "threshold": entry.threshold, "reason": entry.reason,
-            "risk_bound": _fraction(entry.certificate.risk_bound) if entry.certificate else None,
-            "expected_coverage": _fraction(entry.expected_coverage)}
+            "fingerprint": entry.fingerprint, "expected_coverage": _fraction(entry.expected_coverage)}
 
 
 def system_record(gating: Gating, system: SystemGate) -> dict[str, Any]:
@@ -132,7 +141,8 @@ def system_record(gating: Gating, system: SystemGate) -> dict[str, Any]:
         "benchmark_version": BENCHMARK_VERSION,
         "calibration": _calibration_records(gating.draws),
         "checked_on": {"items": gating.release_items.as_posix(), "manifest_sha256": gating.release_manifest_sha256,
-                       "families": {f: gating.release_families.get(f) for f in sorted(system.families)}},
+                       "families": {f: gating.release_families.get(f) for f in sorted(system.families)},
+                       "fingerprints": dict(sorted(system.release_fingerprints.items()))},
         "families": {family: _deployable(e) for family, e in sorted(system.families.items())},
         "pooled": _deployable(system.pooled),
     }
@@ -169,7 +179,8 @@ def _entry_row(name: str, entry: Entry) -> list[str]:
         name,
         entry.decision,
         DASH if entry.threshold is None else f"{entry.threshold:g}",
-        _pct(entry.certificate.risk_bound) if entry.certificate and entry.certificate.risk_bound is not None else DASH,
+        _pct(entry.certificate.observed_risk) if entry.certificate and entry.certificate.observed_risk is not None
+        else DASH,
         _pct(entry.expected_coverage),
         DASH if check is None else _pct_ci(check.coverage, check.coverage_ci if entry.threshold is not None else None),
         DASH if check is None else _pct_ci(check.risk, check.risk_ci),
@@ -195,20 +206,23 @@ def _summary_table(gating: Gating) -> str:
 def gate_summary(gating: Gating) -> str:
     """The summary table with its heading (what `dp gate` prints)."""
     s = gating.settings
-    return (f"Certified automation at risk <= {s.target_risk:g} with probability >= {1 - s.delta:g}, calibrated on "
+    return (f"Certified automation at risk <= {percent_text(s.target_risk)} with probability >= "
+            f"{percent_text(1 - s.delta)}, calibrated on "
             f"seeds {', '.join(str(d.seed) for d in gating.draws)} (details: gate.md)\n\n" + _summary_table(gating))
 
 
 def gate_markdown(gating: Gating) -> str:
     """gate.md: method, calibration draws, a summary per system and every entry."""
     s = gating.settings
-    target = f"{100 * s.target_risk:g}%"
+    target = percent_text(s.target_risk)
     text = [
         "# Certified automation (`dp gate`)\n",
         f"**Guarantee.** {guarantee_text(s.target_risk, s.delta)}\n",
         f"**Method.** {METHOD} ({REFERENCE}). Thresholds tested: {', '.join(f'{t:g}' for t in THRESHOLD_GRID)}. "
         f"{TESTED_ITEMS[0].upper() + TESTED_ITEMS[1:]}. A family without a certified threshold is marked "
-        "**do not automate**; one whose calibration answers cover less than 99% of a draw's items is **refused**.\n",
+        "**do not automate**; one whose calibration answers cover less than 99% of a draw's items, or whose "
+        "calibration and release answers come from different configurations (fingerprints), is **refused**. "
+        f"{OBSERVED_HEADING[:-2]}: {OBSERVED_RISK.split(': ', 1)[1]}.\n",
         f"**Check on the release** ({gating.release_items.as_posix()}, never used for calibration): coverage and "
         f"error rate at the certified threshold, {INTERVALS}. \"Held\": the release error rate is at most "
         f"{target} (the guarantee is about the expected rate; a single draw scatters around it). "
@@ -222,7 +236,7 @@ def gate_markdown(gating: Gating) -> str:
         "optimistic the retrospective figure is (percentage points).\n",
     ]
     text.append(_summary_table(gating))
-    header = ["Family", "Decision", "Threshold", "Risk bound %", "Exp. cov. %", "Release cov. % [95%]",
+    header = ["Family", "Decision", "Threshold", OBSERVED_HEADING, "Exp. cov. %", "Release cov. % [95%]",
               "Release risk % [95%]", "Held", f"C({s.target_risk:g}) %"]
     for g in gating.systems:
         text.append(f"\n## {markdown_text(g.system)}\n")

@@ -4,7 +4,10 @@ check it on the release.
 For every system with answers under the release runs folder, per family it has answers to:
 
 * **refused** when a calibration draw lacks usable answers to the family (no file, or records for fewer
-  than 99% of its items: the scorer's rule), with the reason - never silently certified;
+  than 99% of its items: the scorer's rule), or when the answers of the draws and of the release do not all
+  come from one answer-changing configuration (their ``.meta.json`` fingerprints differ: a threshold
+  calibrated on one configuration says nothing about another), with the reason naming both fingerprints -
+  never silently certified;
 * else the test of :mod:`~decisionpivot.gate.method` on the answers of all calibration draws together
   gives **automate** at the certified threshold or **do not automate** when no threshold is certified;
 * either way the release answers are checked (:mod:`~decisionpivot.gate.check`).
@@ -35,16 +38,16 @@ from decisionpivot.gate.calibration import (
     missing_reason,
     parse_seeds,
     read_draw,
-    release_families,
+    release_items,
 )
 from decisionpivot.gate.check import ReleaseCheck, check_release, release_weights
-from decisionpivot.gate.method import Certificate, certify, sampled_members
+from decisionpivot.gate.method import PERCENT_DECIMALS, Certificate, certify, sampled_members, statable
 from decisionpivot.score.bootstrap import Multiplicities
+from decisionpivot.score.certified import GATE_DECISIONS, answer_fingerprint
+from decisionpivot.score.metrics import share_at_confidence
 from decisionpivot.score.pipeline import LoadedRuns, load_runs
 
-AUTOMATE = "automate"
-DO_NOT_AUTOMATE = "do not automate"
-REFUSED = "refused"
+AUTOMATE, DO_NOT_AUTOMATE, REFUSED = GATE_DECISIONS
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,9 @@ class Entry:
     """The check on the release; None when the release answers are not scorable."""
     release_note: str | None
     """Why there is no release check (None when there is one)."""
+    fingerprint: str | None = None
+    """The answer-changing configuration certified (calibration and release answers share it); None when
+    refused or when the pooled families' configurations differ."""
 
     @property
     def threshold(self) -> float | None:
@@ -83,6 +89,8 @@ class SystemGate:
     """Family -> entry, for the families the system has release answer files for."""
     pooled: Entry
     """One threshold for all families with release answers."""
+    release_fingerprints: dict[str, str | None]
+    """Family -> configuration fingerprint of the release answers checked (None: not recorded)."""
 
     def _checked(self) -> list[ReleaseCheck]:
         return [e.release for e in self.families.values() if e.release is not None]
@@ -183,6 +191,14 @@ def _validate(settings: GateSettings) -> None:
         raise DecisionPivotError(f"--target-risk must be between 0 and 1 (a fraction), got {settings.target_risk}")
     if not 0 < settings.delta < 1:
         raise DecisionPivotError(f"--delta must be between 0 and 1 (a fraction), got {settings.delta}")
+    for flag, value in (("--target-risk", settings.target_risk), ("--delta", settings.delta)):
+        if not statable(value):
+            raise DecisionPivotError(
+                f"{flag} {value!r}: the guarantee states it and its complement as percentages with at most "
+                f"{PERCENT_DECIMALS} decimals; give a fraction with at most {PERCENT_DECIMALS + 2} decimals, "
+                f"from {10.0 ** -(PERCENT_DECIMALS + 2):.{PERCENT_DECIMALS + 2}f} to "
+                f"{1 - 10.0 ** -(PERCENT_DECIMALS + 2):.{PERCENT_DECIMALS + 2}f}"
+            )
     if settings.resamples < 2:
         raise DecisionPivotError(f"--resamples must be at least 2, got {settings.resamples}")
 
@@ -195,11 +211,11 @@ def _certified(calibration: FamilyAnswers, settings: GateSettings) -> tuple[str,
         reason = (f"no threshold certified at risk <= {settings.target_risk:g} with probability "
                   f"{1 - settings.delta:g}; {certificate.miss()}")
         return DO_NOT_AUTOMATE, reason, certificate, None
-    return AUTOMATE, None, certificate, float(np.mean(calibration.confidence >= certificate.threshold))
+    return AUTOMATE, None, certificate, float(share_at_confidence(calibration.confidence, certificate.threshold))
 
 
 def _entry(calibration: FamilyAnswers | None, problem: str | None, release: tuple[FamilyAnswers, Multiplicities] | None,
-           release_note: str | None, settings: GateSettings) -> Entry:
+           release_note: str | None, settings: GateSettings, fingerprint: str | None = None) -> Entry:
     if calibration is None:
         decision, reason, certificate, expected = REFUSED, problem, None, None
         items = groups = 0
@@ -208,7 +224,8 @@ def _entry(calibration: FamilyAnswers | None, problem: str | None, release: tupl
         items, groups = int(calibration.confidence.size), calibration.groups
     threshold = certificate.threshold if certificate is not None else None
     check = None if release is None else check_release(release[0], release[1], threshold, settings.target_risk)
-    return Entry(decision, reason, certificate, expected, items, groups, check, release_note)
+    return Entry(decision, reason, certificate, expected, items, groups, check, release_note,
+                 fingerprint if calibration is not None else None)
 
 
 def gate_system(
@@ -222,7 +239,10 @@ def gate_system(
     entries: dict[str, Entry] = {}
     calibrations: dict[str, FamilyAnswers] = {}
     releases: dict[str, tuple[FamilyAnswers, Multiplicities]] = {}
+    fingerprints: dict[str, str | None] = {}
     for family in families:
+        scorable = release.answers.get((system, family)) or release.short[(system, family)]
+        fingerprints[family] = answer_fingerprint(scorable.meta)
         parts, problems = [], []
         for draw in draws:
             answers = loaded_family(draw.loaded, system, family, f"seed {draw.seed}")
@@ -230,6 +250,9 @@ def gate_system(
                 problems.append(f"calibration seed {draw.seed}: {missing_reason(draw.loaded, system, family)}")
             else:
                 parts.append(answers)
+        if not problems:
+            problems += configuration_problems(fingerprints[family], [(d.seed, p.fingerprint) for d, p in
+                                                                      zip(draws, parts, strict=True)])
         calibration = joined(parts) if not problems else None
         if calibration is not None:
             calibrations[family] = calibration
@@ -239,8 +262,28 @@ def gate_system(
             note = f"release answers not scorable: {missing_reason(release, system, family)}"
         else:
             releases[family] = (released, release_weights(family, released, settings.resamples))
-        entries[family] = _entry(calibration, "; ".join(problems) or None, releases.get(family), note, settings)
-    return SystemGate(system, entries, _pooled(entries, calibrations, releases, settings))
+        entries[family] = _entry(calibration, "; ".join(problems) or None, releases.get(family), note, settings,
+                                 fingerprints[family])
+    return SystemGate(system, entries, _pooled(entries, calibrations, releases, settings), fingerprints)
+
+
+def configuration_problems(release: str | None, calibration: Sequence[tuple[int, str | None]]) -> list[str]:
+    """Why calibration answers (seed, fingerprint) do not speak for the release answers' configuration: every
+    fingerprint must be recorded and equal the release answers' (both named, 12 hex digits, when not)."""
+    if release is None:
+        return ["the release answers record no configuration fingerprint (.meta.json), so no calibration can be "
+                "matched to them; re-run them with `dp evaluate`"]
+    problems = []
+    for seed, fingerprint in calibration:
+        if fingerprint is None:
+            problems.append(f"calibration seed {seed}: the answers record no configuration fingerprint; re-run them")
+        elif fingerprint != release:
+            problems.append(
+                f"calibration seed {seed}: answers of configuration {fingerprint[:12]}, the release answers of "
+                f"configuration {release[:12]}: a threshold calibrated on one configuration says nothing about "
+                "another; evaluate the calibration draws with the configuration of the release answers"
+            )
+    return problems
 
 
 def _pooled(entries: dict[str, Entry], calibrations: dict[str, FamilyAnswers],
@@ -252,7 +295,9 @@ def _pooled(entries: dict[str, Entry], calibrations: dict[str, FamilyAnswers],
     release = (joined([releases[f][0] for f in scope]), Multiplicities.concatenate([releases[f][1] for f in scope]))
     if refused:
         return _entry(None, f"refused for {', '.join(refused)}", release, None, settings)
-    return _entry(joined([calibrations[f] for f in scope]), None, release, None, settings)
+    shared = {entries[f].fingerprint for f in scope}
+    return _entry(joined([calibrations[f] for f in scope]), None, release, None, settings,
+                  shared.pop() if len(shared) == 1 else None)
 
 
 def gate_runs(
@@ -263,12 +308,13 @@ def gate_runs(
     _validate(settings)
     if not seeds:
         raise DecisionPivotError("no calibration seeds given")
-    version, families, manifest_sha256 = release_families(items)
-    draws = tuple(read_draw(seed, calibration_items, calibration_runs, version, families) for seed in seeds)
     release = load_runs(runs, items, None, systems, tasks=())
+    released = release_items(items, release.core)
+    states: dict[str, dict[str, tuple[int, str]]] = {}
+    draws = tuple(read_draw(seed, calibration_items, calibration_runs, released, states) for seed in seeds)
     quiet = not sys.stderr.isatty() if progress is None else not progress
     gated = tuple(
         gate_system(system, release, draws, settings)
         for system in tqdm(sorted(release.systems), desc="gate", unit="system", disable=quiet, leave=False)
     )
-    return Gating(settings, draws, items, manifest_sha256, families, gated)
+    return Gating(settings, draws, items, released.manifest_sha256, released.families, gated)

@@ -25,7 +25,6 @@ from decisionpivot.score.layout import TaskLayout, read_layout
 from decisionpivot.score.results import CORE, UNIFORM_GUESS
 
 SCORE_KEYS = ("system", "track", "task", "level", "metric", "value", "ci_low", "ci_high", "n")
-GATE_DECISIONS = ("automate", "do not automate", "refused")
 
 Key = tuple[str, str, str, int | None, str]
 """(system, track, task, level, metric) of a score record."""
@@ -228,43 +227,11 @@ def read_partial(path: Path) -> tuple[dict[str, Any], ...]:
     return tuple(parsed)
 
 
-def _fraction(value: Any, where: str) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1):
-        raise DecisionPivotError(f"{where}: expected a fraction in [0, 1] or null, found {value!r}")
-
-
-def _check_gate_entry(entry: Any, where: str) -> None:
-    if not isinstance(entry, dict):
-        raise DecisionPivotError(f"{where}: expected an object")
-    if entry.get("decision") not in GATE_DECISIONS:
-        raise DecisionPivotError(f"{where}: 'decision' must be one of {', '.join(GATE_DECISIONS)}, "
-                                 f"found {entry.get('decision')!r}")
-    for key in ("threshold", "risk_bound", "expected_coverage"):
-        _fraction(entry.get(key), f"{where}.{key}")
-    release = entry.get("release")
-    if release is not None:
-        if not isinstance(release, dict):
-            raise DecisionPivotError(f"{where}.release: expected an object")
-        for key in ("risk", "coverage", "retrospective_coverage"):
-            _fraction(release.get(key), f"{where}.release.{key}")
-
-
 def read_gate(path: Path) -> dict[str, Any]:
-    """``gate.json`` (``dp gate``), checked against the contract the report reads (fractions in [0, 1])."""
-    gate = _read_json(path, "the certified automation figures `dp gate` writes")
-    if not isinstance(gate, dict) or not isinstance(gate.get("systems"), dict):
-        raise DecisionPivotError(f"{path}: expected an object with a 'systems' object")
-    for system, entry in gate["systems"].items():
-        where = f"{path}: systems.{system}"
-        if not isinstance(entry, dict) or not isinstance(entry.get("families", {}), dict):
-            raise DecisionPivotError(f"{where}: expected an object with a 'families' object")
-        for family, family_entry in entry.get("families", {}).items():
-            _check_gate_entry(family_entry, f"{where}.families.{family}")
-        if entry.get("pooled") is not None:
-            _check_gate_entry(entry["pooled"], f"{where}.pooled")
-        for key in ("certified_coverage_macro", "retrospective_coverage_macro"):
-            _fraction(entry.get(key), f"{where}.{key}")
-    return gate
+    """``gate.json`` (``dp gate``), checked by its one validator (score.certified.read_gate_file)."""
+    from decisionpivot.score.certified import read_gate_file
+
+    return read_gate_file(path)
 
 
 def read_stability(path: Path) -> Stability:

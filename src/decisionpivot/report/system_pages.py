@@ -224,7 +224,7 @@ def _stability(inputs: ReportInputs, system: str) -> str:
 
 
 def gate_rows(entries: Mapping[str, Any]) -> list[list[Cell]]:
-    """One row per gate ENTRY (family or pooled): decision, threshold, bound, coverage, release check."""
+    """One row per gate ENTRY (family or pooled): decision, threshold, observed risk, coverage, release check."""
     rows = []
     for name, entry in entries.items():
         if not isinstance(entry, Mapping):
@@ -243,7 +243,8 @@ def gate_rows(entries: Mapping[str, Any]) -> list[list[Cell]]:
                      Cell(badge(str(entry.get("decision")), "decision-" + str(entry.get("decision")).replace(" ", "-")),
                           sort=str(entry.get("decision"))),
                      text_cell(entry.get("reason") or DASH, cls="notes"),
-                     Cell(number(entry.get("threshold"), 3), cls="num"), Cell(pct(entry.get("risk_bound")), cls="num"),
+                     Cell(number(entry.get("threshold"), 3), cls="num"),
+                     Cell(pct(entry.get("observed_risk")), cls="num"),
                      Cell(pct(entry.get("expected_coverage")), cls="num"),
                      Cell(f"{esc(entry.get('calibration_items', DASH))} / {esc(entry.get('calibration_groups', DASH))}",
                           cls="num"),
@@ -254,7 +255,8 @@ def gate_rows(entries: Mapping[str, Any]) -> list[list[Cell]]:
     return rows
 
 
-GATE_HEADINGS = ("Scope", "Decision", "Reason", "Threshold", "Risk bound %", "Certified coverage %",
+GATE_HEADINGS = ("Scope", "Decision", "Reason", "Threshold", "Observed risk at threshold, unadjusted %",
+                 "Certified coverage %",
                  "Calibration items / groups", "Release risk % [CI]", "Release coverage % [CI]", "Bound held",
                  "Retrospective C %")
 

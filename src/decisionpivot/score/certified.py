@@ -1,9 +1,13 @@
-"""The leaderboard's "Cert. cov." column: certified coverage read from `dp gate`'s ``gate.json``.
+"""``gate.json`` as `dp gate` writes it, read and checked in one place, and the leaderboard's "Cert. cov." column.
 
-`dp score --gate reports/gate.json` puts each system's ``certified_coverage_macro`` (the release
-coverage at thresholds certified on fresh draws, averaged over families, 0 where nothing is
-certified) beside the retrospective C(0.05). The file must have been checked on the items being
-scored: a family whose release SHA-256 in gate.json differs from the scored items file is an error.
+:func:`read_gate_file` is the one validator of the file (the leaderboard and `dp report` both read it through
+it): decisions, fractions in [0, 1], the release items it was checked on and the configuration fingerprints
+of the release answers. `dp score --gate reports/gate.json` puts each system's ``certified_coverage_macro``
+(the release coverage at thresholds certified on fresh draws, averaged over families, 0 where nothing is
+certified) beside the retrospective C(0.05). The file must have been made from the runs being scored: a
+family whose release SHA-256 in gate.json differs from the scored items file, or whose answers' fingerprint
+differs from the one gate.json recorded (a re-run after `dp gate`: the thresholds were checked on other
+answers), is an error.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
 
+GATE_DECISIONS = ("automate", "do not automate", "refused")
+"""The decisions of a gate entry (`dp gate` writes these words)."""
 CERTIFIED_HEADING = "Cert. cov."
 """Leaderboard heading of the column."""
 CERTIFIED_NOTE = ("Cert. cov.: coverage on these items at confidence thresholds certified by `dp gate` on fresh "
@@ -29,37 +35,117 @@ def _number(value: Any) -> bool:
     return type(value) in (int, float) and math.isfinite(value)
 
 
-def read_certified(path: str | Path, scored_families: Mapping[str, str]) -> tuple[dict[str, float | None], str]:
-    """(system -> certified coverage as a fraction or None, footnote) from gate.json.
+def _fraction(value: Any, where: str) -> None:
+    if value is not None and not (_number(value) and 0 <= value <= 1):
+        raise DecisionPivotError(f"{where}: expected a fraction in [0, 1] or null, found {value!r}")
 
-    ``scored_families`` maps each scored family to the SHA-256 of its items file.
-    """
+
+def _check_entry(entry: Any, where: str) -> None:
+    if not isinstance(entry, dict):
+        raise DecisionPivotError(f"{where}: expected an object")
+    if entry.get("decision") not in GATE_DECISIONS:
+        raise DecisionPivotError(f"{where}: 'decision' must be one of {', '.join(GATE_DECISIONS)}, "
+                                 f"found {entry.get('decision')!r}")
+    for key in ("threshold", "observed_risk", "expected_coverage"):
+        _fraction(entry.get(key), f"{where}.{key}")
+    release = entry.get("release")
+    if release is not None:
+        if not isinstance(release, dict):
+            raise DecisionPivotError(f"{where}.release: expected an object")
+        for key in ("risk", "coverage", "retrospective_coverage"):
+            _fraction(release.get(key), f"{where}.release.{key}")
+
+
+def read_gate_file(path: str | Path) -> dict[str, Any]:
+    """``gate.json`` of `dp gate`, checked against its contract; errors name the file and the key."""
     path = Path(path)
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise DecisionPivotError(f"--gate {path}: no such file (run `dp gate` first)") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DecisionPivotError(f"--gate {path}: not valid JSON ({exc})") from None
+        raise DecisionPivotError(f"{path}: not found (run `dp gate` first)") from None
+    except IsADirectoryError:
+        raise DecisionPivotError(f"{path}: is a folder, expected the gate.json `dp gate` writes") from None
+    except json.JSONDecodeError as exc:
+        raise DecisionPivotError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})") from None
+    except UnicodeDecodeError as exc:
+        raise DecisionPivotError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except OSError as exc:
+        raise DecisionPivotError(f"{path}: cannot read ({exc.strerror or exc})") from None
     systems = record.get("systems") if isinstance(record, dict) else None
     release = record.get("release") if isinstance(record, dict) else None
     if not isinstance(systems, dict) or not isinstance(release, dict) or not isinstance(release.get("families"), dict):
-        raise DecisionPivotError(f"--gate {path}: not a gate.json of `dp gate` (needs 'systems' and 'release')")
+        raise DecisionPivotError(f"{path}: not a gate.json of `dp gate` (needs 'systems' and 'release' objects)")
+    if not (_number(record.get("target_risk")) and _number(record.get("delta"))):
+        raise DecisionPivotError(f"{path}: needs numbers 'target_risk' and 'delta'")
+    for system, entry in systems.items():
+        where = f"{path}: systems.{system}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("families", {}), dict):
+            raise DecisionPivotError(f"{where}: expected an object with a 'families' object")
+        for family, family_entry in entry.get("families", {}).items():
+            _check_entry(family_entry, f"{where}.families.{family}")
+        if entry.get("pooled") is not None:
+            _check_entry(entry["pooled"], f"{where}.pooled")
+        for key in ("certified_coverage_macro", "retrospective_coverage_macro"):
+            _fraction(entry.get(key), f"{where}.{key}")
+        prints = entry.get("fingerprints")
+        if prints is not None and not (isinstance(prints, dict) and all(
+                value is None or isinstance(value, str) for value in prints.values())):
+            raise DecisionPivotError(f"{where}.fingerprints: expected an object of family -> fingerprint or null")
+    return record
+
+
+def answer_fingerprint(meta: Mapping[str, Any]) -> str | None:
+    """The configuration fingerprint an answer file's ``.meta.json`` records (``dp evaluate`` and the imports
+    write it: SHA-256 of the settings that change answers), or None."""
+    value = meta.get("fingerprint")
+    return value if isinstance(value, str) and value else None
+
+
+def check_fingerprints(path: Path, record: Mapping[str, Any],
+                       scored: Mapping[str, Mapping[str, str | None]]) -> None:
+    """Refuse a gate.json made from other answers than the scored ones.
+
+    ``scored``: system -> family -> configuration fingerprint of the scored answer file (None: none recorded).
+    For every system in both, each family's fingerprint must be the one gate.json recorded for it.
+    """
+    for system, families in sorted(scored.items()):
+        entry = record["systems"].get(system)
+        if entry is None:
+            continue
+        recorded = entry.get("fingerprints")
+        if recorded is None:
+            raise DecisionPivotError(f"--gate {path}: {system}: no answer fingerprints (made by an older `dp gate`); "
+                                     "run `dp gate` again")
+        for family in sorted(set(families) | set(recorded)):
+            if family in families and recorded.get(family) != families[family]:
+                raise DecisionPivotError(
+                    f"--gate {path}: {system} {family}: gate.json was made from answers of configuration "
+                    f"{str(recorded.get(family))[:12]}, the scored answers are of configuration "
+                    f"{str(families[family])[:12]}: the runs changed after `dp gate`; run `dp gate` again"
+                )
+
+
+def read_certified(path: str | Path, scored_families: Mapping[str, str],
+                   scored_fingerprints: Mapping[str, Mapping[str, str | None]] | None = None,
+                   ) -> tuple[dict[str, float | None], str]:
+    """(system -> certified coverage as a fraction or None, footnote) from gate.json.
+
+    ``scored_families`` maps each scored family to the SHA-256 of its items file; ``scored_fingerprints``
+    each scored system's families to their answers' fingerprints (see :func:`check_fingerprints`).
+    """
+    path = Path(path)
+    try:
+        record = read_gate_file(path)
+    except DecisionPivotError as exc:
+        raise DecisionPivotError(f"--gate {exc}") from None
     for family, sha256 in sorted(scored_families.items()):
-        checked = release["families"].get(family)
+        checked = record["release"]["families"].get(family)
         if checked is not None and checked != sha256:
             raise DecisionPivotError(
                 f"--gate {path}: checked on {family} items with SHA-256 {checked}, but the scored items have "
                 f"{sha256}; run `dp gate` on these items"
             )
-    certified: dict[str, float | None] = {}
-    for system, entry in sorted(systems.items()):
-        value = entry.get("certified_coverage_macro") if isinstance(entry, dict) else None
-        if value is not None and not (_number(value) and 0 <= value <= 1):
-            raise DecisionPivotError(f"--gate {path}: {system}: certified_coverage_macro must be a fraction in "
-                                     f"[0, 1] or null, found {value!r}")
-        certified[system] = None if value is None else float(value)
-    target, delta = record.get("target_risk"), record.get("delta")
-    if not (_number(target) and _number(delta)):
-        raise DecisionPivotError(f"--gate {path}: needs numbers 'target_risk' and 'delta'")
-    return certified, CERTIFIED_NOTE.format(target=target, confidence=1 - delta)
+    check_fingerprints(path, record, scored_fingerprints or {})
+    certified = {system: entry.get("certified_coverage_macro") for system, entry in sorted(record["systems"].items())}
+    return ({system: None if value is None else float(value) for system, value in certified.items()},
+            CERTIFIED_NOTE.format(target=record["target_risk"], confidence=1 - record["delta"]))

@@ -26,6 +26,7 @@ from decisionpivot.score.answers import (
     summarise,
 )
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, Difference, paired_difference
+from decisionpivot.score.certified import answer_fingerprint
 from decisionpivot.score.core import CORE_METRICS, score_core
 from decisionpivot.score.layout import TaskLayout, read_layout
 from decisionpivot.score.reference import SCORE, ReferenceTask, reference_tasks, score_reference
@@ -84,15 +85,17 @@ def load_runs(
     systems: Sequence[str] | None = None,
     tasks: Sequence[ReferenceTask] | None = None,
     allow_modified_items: bool = False,
+    core_layouts: Sequence[TaskLayout] | None = None,
 ) -> LoadedRuns:
     """Read items and answer files; see the module docstring for what is included.
 
     Every items file is first checked against the hash recorded for it (:mod:`decisionpivot.item_hashes`:
     core files against their manifest and the released edition, reference files against their verified
     card), as ``dp evaluate`` checks them: a changed file stops the scoring unless ``allow_modified_items``.
+    ``core_layouts``: the layouts of ``items`` already read by the caller (each file is read and hashed once).
     """
     runs = Path(runs)
-    core = _core_layouts(Path(items) if items is not None else None)
+    core = list(core_layouts) if core_layouts is not None else _core_layouts(Path(items) if items is not None else None)
     item_checks = [_checked(layout, allow_modified_items) for layout in core]
     cards = list(tasks) if tasks is not None else reference_tasks()
     warnings: list[str] = []
@@ -164,6 +167,16 @@ def load_runs(
     )
 
 
+def _fingerprints(loaded: LoadedRuns) -> dict[str, dict[str, str | None]]:
+    """System -> core family -> configuration fingerprint its answer file's meta records (what `dp gate` checked)."""
+    core = {layout.task for layout in loaded.core}
+    prints: dict[str, dict[str, str | None]] = {}
+    for (system, task), answers in sorted({**loaded.short, **loaded.answers}.items()):
+        if task in core:
+            prints.setdefault(system, {})[task] = answer_fingerprint(answers.meta)
+    return prints
+
+
 def score_loaded(
     loaded: LoadedRuns, resamples: int = DEFAULT_RESAMPLES, seed: int = BOOTSTRAP_SEED, jobs: int = 1,
     runs: Path | None = None, partial: bool = False, gate: Path | None = None,
@@ -180,7 +193,7 @@ def score_loaded(
     if resamples < 2:
         raise DecisionPivotError(f"resamples must be at least 2, got {resamples}")
     certified, certified_note = (None, "") if gate is None else read_certified(
-        gate, {layout.task: layout.items_sha256 for layout in loaded.core})
+        gate, {layout.task: layout.items_sha256 for layout in loaded.core}, _fingerprints(loaded))
     estimates = score_core(loaded.core, loaded.answers, loaded.systems, resamples, seed, jobs=jobs)
     cards = [card for card, _ in loaded.reference]
     estimates += score_reference(
