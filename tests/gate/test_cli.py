@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -134,3 +135,32 @@ def test_help_comes_from_the_docstring(project: Project) -> None:
     shown = result.stdout + result.stderr  # fire writes help to stderr when stdout is not a terminal
     assert "Certify a confidence threshold per system and family" in shown
     assert "--calibration-runs" in shown.replace("_", "-")
+
+
+def test_dp_score_refuses_a_gate_json_made_from_other_runs(project: Project, gated: Path, tmp_path: Path) -> None:
+    """A stale gate.json after a re-run: the oracle's release answers redone with another configuration."""
+    from decisionpivot.evaluate.run import evaluate_system
+    from decisionpivot.evaluate.systems import get_system
+
+    runs = tmp_path / "runs"
+    shutil.copytree(project.root / "runs", runs)
+    shutil.rmtree(runs / "oracle")
+    config = tmp_path / "systems.yaml"
+    config.write_text('systems:\n  oracle: {kind: python, callable: "tests.gate.calibrated_oracle:decide", '
+                      'options: {skill: 0.5}}\n', encoding="utf-8")
+    evaluate_system(get_system("oracle", config), project.root / project.items, runs, progress=False)
+    recorded = json.loads((gated / "gate.json").read_text())["systems"]["oracle"]["fingerprints"]["fact_answerable"]
+    now = json.loads((runs / "oracle" / "fact_answerable.meta.json").read_text())["fingerprint"]
+    assert recorded != now
+    args = ["score", "--runs", str(runs), "--items", str(project.items), "--reference", "", "--resamples", "20",
+            "--nofigures", "--out", str(tmp_path / "r")]
+    result = dp_here(project, *args, "--gate", "reports/gate.json")
+    _one_error_line(result, f"oracle fact_answerable: gate.json was made from answers of configuration "
+                            f"{recorded[:12]}, the scored answers are of configuration {now[:12]}")
+    assert "run `dp gate` again" in result.stderr
+    old = json.loads((gated / "gate.json").read_text())
+    for system in old["systems"].values():
+        del system["fingerprints"]  # a gate.json of an older dp gate
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    _one_error_line(dp_here(project, *args, "--gate", str(tmp_path / "old.json")),
+                    "no answer fingerprints (made by an older `dp gate`)")
