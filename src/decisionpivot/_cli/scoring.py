@@ -140,8 +140,11 @@ class ScoringVerbs:
         decides alone (confidence >= threshold) is at most target_risk (Learn then Test, Angelopoulos et
         al. 2021; binomial tail p-values, fixed-sequence testing down a fixed grid of thresholds from the
         start a pilot split of the groups chooses, one member per contrast group). "do not automate" when no
-        threshold is certified; "refused" when a draw's answers cover less than 99% of its items. Writes
-        <out>/gate.md, <out>/gate.json and <out>/gate/<system>.json.
+        threshold is certified; "refused" when a draw's answers cover less than 99% of its items or come from
+        another configuration than the release answers (fingerprints). Draws must be fresh and independent
+        (no item state shared with another draw or the release; one folder per seed) and drawn to the
+        release's plan by its generators. Writes <out>/gate.md, <out>/gate.json and <out>/gate/<system>.json;
+        docs/gate-guarantee.md states the guarantee's assumptions and scope.
         Calibration answers: dp generate --seed N; dp evaluate --system S --items datasets/fresh/seed-N
         --runs runs-calibration/seed-N.
 
