@@ -118,6 +118,8 @@ def test_dp_score_refuses_a_gate_json_checked_on_other_items(project: Project, g
     (["--seeds", "7"], "datasets/fresh/seed-7/MANIFEST.json: no MANIFEST.json"),
     (["--target-risk", "5"], "--target-risk must be between 0 and 1"),
     (["--delta", "0"], "--delta must be between 0 and 1"),
+    (["--delta", "0.9999999999"], "--delta 0.9999999999: the guarantee states it and its complement as percentages"),
+    (["--target-risk", "0.0000001"], "--target-risk 1e-07: the guarantee states it"),
     (["--target-risk", "2", "--calibration-runs", "nowhere"], "--target-risk must be between 0 and 1"),  # first
     (["--delta", "5", "--calibration-runs", "nowhere"], "--delta must be between 0 and 1"),
     (["--calibration-runs", "nowhere"], "nowhere: no calibration runs folder"),
