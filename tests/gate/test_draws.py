@@ -133,8 +133,9 @@ def test_values_the_guarantee_cannot_state_are_refused(here: Project, value: flo
 
 
 def test_small_values_are_worded_exactly() -> None:
-    text = guarantee_text(0.004, 0.0001)
+    text = guarantee_text(0.004, 0.0001, 13)
     assert "at least 99.99%" in text and "at most 0.4%" in text and " 0%" not in text
+    assert "(13 families and pooled) use delta / 14" in text
 
 
 def test_the_showcase_system_answers_from_content_not_ids(here: Project) -> None:

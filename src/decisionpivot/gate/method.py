@@ -92,17 +92,19 @@ def statable(fraction: float) -> bool:
     return 0 < scaled < 10 ** (PERCENT_DECIMALS + 2) and abs(scaled - fraction * 10 ** (PERCENT_DECIMALS + 2)) < 1e-6
 
 
-def guarantee_text(target_risk: float, delta: float) -> str:
+def guarantee_text(target_risk: float, delta: float, families: int) -> str:
     """The guarantee of a certified threshold in words (gate.md and the per-system JSON); the percentages are
-    exact for values :func:`statable` accepts (`dp gate` refuses others)."""
+    exact for values :func:`statable` accepts (`dp gate` refuses others). ``families``: how many families a
+    system's entries cover (its union bound has one entry more, the pooled one)."""
+    scope = f"{families} {'family' if families == 1 else 'families'} and pooled"
     return (
         f"With probability at least {percent_text(1 - delta)} over the calibration draws, the error rate among "
         f"the items a system decides alone (confidence >= threshold) is at most {percent_text(target_risk)} on "
         "items drawn as the release is drawn: expected wrong automated decisions divided by expected automated "
         "decisions, per family (or over all families for the pooled threshold). It assumes calibration draws "
         "independent of each other and of the release, drawn to the release plan, answered with the release "
-        "answers' configuration, their seeds fixed in advance; for all of a system's entries at once (13 "
-        "families and pooled) use delta / 14. It is about the generators' distribution, not a team's own traffic."
+        f"answers' configuration, their seeds fixed in advance; for all of a system's entries at once ({scope}) "
+        f"use delta / {families + 1}. It is about the generators' distribution, not a team's own traffic."
     )
 
 

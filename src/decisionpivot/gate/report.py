@@ -25,11 +25,11 @@ INTERVALS = ("95% percentile bootstrap over contrast groups, the scorer's resamp
 USE = ("Let the system decide alone on an item of a family when its confidence max_o p(o) is at least the "
        "family's threshold; send every other item to a person, and every item of a family marked "
        "'do not automate' or 'refused'. The pooled threshold is one threshold for all listed families.")
-OBSERVED_RISK = ("observed_risk: errors / automated among the tested calibration items at the selected threshold, "
-                 "unadjusted for the selection (the threshold was chosen because it passed): not a bound")
-"""What gate.json's observed_risk is (and is not)."""
-OBSERVED_HEADING = "Observed risk at threshold, unadjusted %"
-"""gate.md's heading of it."""
+OBSERVED_RISK = ("errors / automated among the tested calibration items at the selected threshold, unadjusted for "
+                 "the selection (the threshold was chosen because it passed): not a bound")
+"""What an entry's observed_risk is (and is not), in gate.json and gate.md."""
+OBSERVED_NAME = "Observed risk at threshold, unadjusted"
+"""gate.md's name of it (its column heading adds %)."""
 TESTED_ITEMS = ("the test sees one member per contrast group (a group kept with probability size / largest "
                 "group size, so every item is equally likely); one group in five of those is the pilot that "
                 "chooses where the scan starts (pilot_items, never tested), the rest are tested_items")
@@ -93,7 +93,7 @@ def gate_record(gating: Gating) -> dict[str, Any]:
     return {
         "method": METHOD,
         "reference": REFERENCE,
-        "guarantee": guarantee_text(s.target_risk, s.delta),
+        "guarantee": guarantee_text(s.target_risk, s.delta, len(gating.release_families)),
         "target_risk": s.target_risk,
         "delta": s.delta,
         "grid": list(THRESHOLD_GRID),
@@ -132,7 +132,7 @@ def system_record(gating: Gating, system: SystemGate) -> dict[str, Any]:
     return {
         "system": system.system,
         "use": USE,
-        "guarantee": guarantee_text(s.target_risk, s.delta),
+        "guarantee": guarantee_text(s.target_risk, s.delta, len(system.families)),
         "target_risk": s.target_risk,
         "delta": s.delta,
         "method": METHOD,
@@ -217,12 +217,12 @@ def gate_markdown(gating: Gating) -> str:
     target = percent_text(s.target_risk)
     text = [
         "# Certified automation (`dp gate`)\n",
-        f"**Guarantee.** {guarantee_text(s.target_risk, s.delta)}\n",
+        f"**Guarantee.** {guarantee_text(s.target_risk, s.delta, len(gating.release_families))}\n",
         f"**Method.** {METHOD} ({REFERENCE}). Thresholds tested: {', '.join(f'{t:g}' for t in THRESHOLD_GRID)}. "
         f"{TESTED_ITEMS[0].upper() + TESTED_ITEMS[1:]}. A family without a certified threshold is marked "
         "**do not automate**; one whose calibration answers cover less than 99% of a draw's items, or whose "
         "calibration and release answers come from different configurations (fingerprints), is **refused**. "
-        f"{OBSERVED_HEADING[:-2]}: {OBSERVED_RISK.split(': ', 1)[1]}.\n",
+        f"{OBSERVED_NAME}: {OBSERVED_RISK}.\n",
         f"**Check on the release** ({gating.release_items.as_posix()}, never used for calibration): coverage and "
         f"error rate at the certified threshold, {INTERVALS}. \"Held\": the release error rate is at most "
         f"{target} (the guarantee is about the expected rate; a single draw scatters around it). "
@@ -236,7 +236,7 @@ def gate_markdown(gating: Gating) -> str:
         "optimistic the retrospective figure is (percentage points).\n",
     ]
     text.append(_summary_table(gating))
-    header = ["Family", "Decision", "Threshold", OBSERVED_HEADING, "Exp. cov. %", "Release cov. % [95%]",
+    header = ["Family", "Decision", "Threshold", f"{OBSERVED_NAME} %", "Exp. cov. %", "Release cov. % [95%]",
               "Release risk % [95%]", "Held", f"C({s.target_risk:g}) %"]
     for g in gating.systems:
         text.append(f"\n## {markdown_text(g.system)}\n")
