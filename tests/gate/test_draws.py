@@ -170,3 +170,17 @@ def test_answers_of_another_configuration_are_refused_naming_both(here: Project)
         recorded = _meta_fingerprint(here.runs / "oracle" / f"{family}.meta.json")
         assert entry.fingerprint == oracle.release_fingerprints[family] == recorded
     assert oracle.pooled.fingerprint == recorded
+
+
+def test_a_draw_without_a_family_refuses_that_family_and_says_why(here: Project, tmp_path: Path) -> None:
+    _draw(here, tmp_path, 7, here.fresh / f"seed-{SEEDS[0]}")
+    items = tmp_path / "fresh" / "seed-7"
+    (items / "policy_case.jsonl").unlink()
+    manifest = json.loads((items / "MANIFEST.json").read_text())
+    del manifest["families"]["policy_case"]
+    (items / "MANIFEST.json").write_text(json.dumps(manifest))
+    gating = gate_runs(here.runs, here.items, tmp_path / "runs", tmp_path / "fresh", (7,), SETTINGS)
+    oracle = next(g for g in gating.systems if g.system == "oracle")
+    assert oracle.families["policy_case"].decision == REFUSED
+    assert oracle.families["policy_case"].reason == "calibration seed 7: no policy_case items in the draw"
+    assert oracle.pooled.reason == "refused for policy_case"
