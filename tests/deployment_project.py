@@ -11,6 +11,9 @@ uniform guessing and three python systems on all of them:
 from __future__ import annotations
 
 import atexit
+import contextlib
+import io
+import os
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -19,6 +22,7 @@ from functools import cache
 from pathlib import Path
 
 from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED
+from decisionpivot.cli import main
 from decisionpivot.evaluate.run import evaluate_system
 from decisionpivot.evaluate.systems import get_system
 from decisionpivot.generate.run import write_family_files
@@ -74,6 +78,8 @@ class Project:
     """Calibration answers root (seed-N/<system>/)."""
     traffic: Path = Path("runs-traffic")
     """Answers to the traffic draw (<system>/)."""
+    gate: Path = Path("reports/gate.json")
+    """`dp gate`'s gate.json (certified on the calibration draw); reports/gate/<system>.json beside it."""
 
 
 def build_project(root: Path) -> Project:
@@ -91,6 +97,13 @@ def build_project(root: Path) -> Project:
         evaluate_system(system, root / made.fresh / f"seed-{CALIBRATION_SEED}",
                         root / made.calibration / f"seed-{CALIBRATION_SEED}", progress=False)
         evaluate_system(system, root / made.fresh / f"seed-{TRAFFIC_SEED}", root / made.traffic, progress=False)
+    previous = Path.cwd()
+    os.chdir(root)
+    try:  # the certificates: dp gate on the calibration draw, as a team would run it
+        with contextlib.redirect_stdout(io.StringIO()):
+            main(["gate", "--items", str(made.items), "--seeds", str(CALIBRATION_SEED), "--resamples", "50"])
+    finally:
+        os.chdir(previous)
     return made
 
 

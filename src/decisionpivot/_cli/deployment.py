@@ -119,3 +119,61 @@ class CostVerb:
         print(cost_markdown(entries, gate))
         for path in write_cost(entries, Path(out), gate):
             print(f"wrote {path}")
+
+
+class MonitorVerb:
+    """Re-check a certificate after deployment."""
+
+    def monitor(self, certificate: str, answers: str | None = None, items: str | None = None,
+                csv: str | None = None, alpha: float = 0.05, map: str | None = None,
+                out: str | None = None) -> None:
+        """Apply a `dp gate` certificate to a labelled sample of the team's own traffic; exit 1 when the certified
+        risk is exceeded with confidence.
+
+        Per family of the sample: the items at or above the certified threshold are automated; the realised
+        risk (errors among them) and coverage are reported with exact (Clopper-Pearson) 95% intervals, and the
+        certified risk counts as exceeded when the one-sided exact binomial test of risk > target rejects at
+        alpha. Writes <out>/monitor.md and monitor.json when --out is given.
+
+        Args:
+          certificate: `dp gate`'s reports/gate/<system>.json.
+          answers: labelled sample as answer files RUNS/<system>/<family>.jsonl (with --items).
+          items: the labelled items those answers answer (default datasets/core/<version>).
+          csv: labelled sample as a CSV with columns confidence, correct (0/1) and optionally family.
+          alpha: level of the exceedance test.
+          map: a `dp recalibrate` map applied to the confidences first (when the certificate was made on them).
+          out: folder for monitor.md and monitor.json (default: print only).
+        """
+        import json
+
+        from decisionpivot.items import atomic_write_bytes
+        from decisionpivot.monitor.run import (
+            Sample,
+            monitor,
+            monitoring_markdown,
+            monitoring_record,
+            read_answers_sample,
+            read_certificate,
+            read_csv_sample,
+        )
+
+        if (answers is None) == (csv is None):
+            raise DecisionPivotError("monitor needs one labelled sample: --answers RUNS/<system> or --csv FILE")
+        cert = read_certificate(Path(certificate))
+        samples = (read_answers_sample(Path(answers), Path(items) if items else DEFAULT_CORE_DIR) if answers
+                   else read_csv_sample(Path(str(csv))))
+        if map is not None:
+            from decisionpivot.recalibrate.map_file import read_map, recalibrated_confidence
+
+            mapping = read_map(map)
+            samples = [Sample(s.family, recalibrated_confidence(mapping, s.confidence), s.correct) for s in samples]
+        result = monitor(cert, samples, str(answers or csv), float(alpha), map)
+        print(monitoring_markdown(result))
+        if out is not None:
+            folder = Path(out)
+            atomic_write_bytes(folder / "monitor.md", monitoring_markdown(result).encode("utf-8"))
+            atomic_write_bytes(folder / "monitor.json", (json.dumps(monitoring_record(result), indent=2,
+                                                                     sort_keys=True, allow_nan=False) + "\n").encode())
+            print(f"wrote {folder / 'monitor.md'}\nwrote {folder / 'monitor.json'}")
+        if result.exceeded:
+            raise SystemExit(1)
