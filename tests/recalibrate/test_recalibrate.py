@@ -78,7 +78,8 @@ def test_apply_to_answers_and_csv(fitted: Path, project: Project, tmp_path: Path
     mapping = fitted / "maps" / "overconfident.json"
     out = tmp_path / "applied.csv"
     main(["recalibrate", "apply", "--map", str(mapping), "--answers",
-          str(project.root / project.runs / "overconfident"), "--items", str(project.root / project.items), "--out", str(out)])
+          str(project.root / project.runs / "overconfident"), "--items", str(project.root / project.items),
+          "--out", str(out)])
     lines = out.read_text(encoding="utf-8").splitlines()
     assert lines[0] == "task,id,predicted,confidence,recalibrated_confidence" and len(lines) == 1 + 1200
     values = np.array([[float(v) for v in line.split(",")[3:]] for line in lines[1:]])
