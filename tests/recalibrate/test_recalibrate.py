@@ -91,6 +91,9 @@ def test_apply_to_answers_and_csv(fitted: Path, project: Project, tmp_path: Path
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "id,confidence,recalibrated_confidence,correct" and len(printed) == 3
     loaded = read_map(mapping, "isotonic")
+    import hashlib
+
+    assert loaded.sha256 == hashlib.sha256(mapping.read_bytes()).hexdigest()  # the certificate's fingerprint
     assert float(printed[1].split(",")[2]) == pytest.approx(float(recalibrated_confidence(loaded, np.array([0.99]))[0]),
                                                             abs=1e-6)
 

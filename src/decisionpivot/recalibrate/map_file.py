@@ -10,11 +10,15 @@ Format (``format: decisionpivot-recalibration``, ``format_version: 1``)::
      "package_version": ...}
 
 :func:`recalibrated_confidence` is the one place a map is applied (``dp recalibrate apply``, ``dp monitor
---map``, and `dp gate` once it certifies on recalibrated confidences).
+--map``, and `dp gate` once it certifies on recalibrated confidences: read the map with :func:`read_map`, map
+each calibration and release :class:`~decisionpivot.gate.calibration.FamilyAnswers`' confidence with
+:func:`recalibrated_confidence` before the test and the check, and record ``RecalibrationMap.sha256`` and
+``record["fitted_on"]`` in the certificate, so a team applies the same map at the same threshold).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -51,6 +55,8 @@ class RecalibrationMap:
     """The fitted isotonic knots."""
     record: dict[str, Any]
     """The whole file (for certificates that name the map)."""
+    sha256: str
+    """SHA-256 of the file's bytes: the fingerprint a certificate made on recalibrated confidences records."""
 
 
 def map_record(maps: FittedMaps, method: str) -> dict[str, Any]:
@@ -77,11 +83,12 @@ def read_map(path: str | Path, method: str | None = None) -> RecalibrationMap:
     """Read and check a map file; ``method`` overrides the file's recommended one."""
     path = Path(path)
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
+        record = json.loads(data.decode("utf-8"))
     except FileNotFoundError:
         raise DecisionPivotError(f"{path}: no such map file") from None
-    except json.JSONDecodeError as exc:
-        raise _fail(path, f"not JSON (line {exc.lineno}: {exc.msg})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise _fail(path, f"not JSON ({exc})") from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise _fail(path, f"no \"format\": \"{FORMAT}\"")
     if record.get("format_version") != FORMAT_VERSION:
@@ -100,7 +107,8 @@ def read_map(path: str | Path, method: str | None = None) -> RecalibrationMap:
         raise _fail(path, "isotonic knots are not two equally long lists, increasing confidences and "
                           "non-decreasing calibrated values")
     return RecalibrationMap(path, str(record.get("system")), str(chosen), float(temperature),
-                            IsotonicMap(tuple(map(float, x)), tuple(map(float, y))), record)
+                            IsotonicMap(tuple(map(float, x)), tuple(map(float, y))), record,
+                            hashlib.sha256(data).hexdigest())
 
 
 def recalibrated_confidence(mapping: RecalibrationMap, confidence: np.ndarray,
