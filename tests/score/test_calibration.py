@@ -79,3 +79,7 @@ def test_reading_needs_the_whole_interval_above_the_floor() -> None:
     assert calibration_reading(ece(9.0, 6.0, 12.0), floor) == MISCALIBRATED
     assert calibration_reading(ece(9.0, 4.0, 12.0), floor) == WITHIN_NOISE
     assert calibration_reading(Estimate("s", CORE, "f", None, "ece", 9.0, 100), floor) == WITHIN_NOISE  # no interval
+
+
+def test_no_items_no_floor() -> None:
+    assert np.isnan(calibration_noise_floor(np.zeros((2, 0)), "empty")).all()

@@ -66,19 +66,20 @@ def calibration_noise_floor(
     """
     confidence = np.asarray(confidence, dtype=np.float64)
     lead, n = confidence.shape[:-1], confidence.shape[-1]
+    if n == 0:
+        return np.full(lead, np.nan)
     flat = confidence.reshape(-1, n)
     which = calibration_bin(flat, bins)
     rng = np.random.default_rng(_scope_seed(scope, seed))
     totals = np.zeros(flat.shape[0])
+    orders = [np.argsort(which[s], kind="stable") for s in range(flat.shape[0])]
+    starts = [np.flatnonzero(np.r_[True, np.diff(which[s][order]) != 0]) for s, order in enumerate(orders)]
     done = 0
     while done < simulations:
         size = min(_CHUNK, simulations - done)
         uniform = rng.random((size, n))
-        for s in range(flat.shape[0]):
-            gap = (uniform < flat[s]).astype(np.float64) - flat[s]
-            per_bin = np.zeros((size, bins))
-            for b in np.unique(which[s]).tolist():
-                per_bin[:, b] = gap[:, which[s] == b].sum(axis=1)
-            totals[s] += np.abs(per_bin).sum()
+        for s, order in enumerate(orders):  # items sorted by bin: one sum per (simulation, occupied bin)
+            gap = (uniform[:, order] < flat[s, order]).astype(np.float64) - flat[s, order]
+            totals[s] += np.abs(np.add.reduceat(gap, starts[s], axis=1)).sum()
         done += size
     return (totals / (simulations * n)).reshape(lead)
