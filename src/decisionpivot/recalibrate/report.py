@@ -13,6 +13,7 @@ from typing import Any
 from decisionpivot import __version__
 from decisionpivot.items import atomic_write_bytes
 from decisionpivot.recalibrate.map_file import SPLIT, map_bytes, map_record
+from decisionpivot.recalibrate.maps import TEMPERATURE_RANGE
 from decisionpivot.recalibrate.run import MethodResult, Recalibration
 from decisionpivot.score.report import markdown_table, markdown_text
 
@@ -51,7 +52,9 @@ def recalibration_markdown(result: Recalibration) -> str:
     rows = []
     for s in result.systems:
         for r in s.results:
-            label = r.method + (f" (T = {s.maps.temperature:g})" if r.method == "temperature" else "")
+            bound = " at the search bound: the confidences carry no signal" if (
+                s.maps.temperature >= 0.99 * TEMPERATURE_RANGE[1]) else ""
+            label = r.method + (f" (T = {s.maps.temperature:g}{bound})" if r.method == "temperature" else "")
             mark = " **recommended**" if r.method == s.recommended else ""
             rows.append([markdown_text(s.maps.system), label + mark,
                          _pct(r.ece), _pct(r.accuracy_at_90), _pct(r.share_at_90), _pct(r.certified_coverage),
