@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from decisionpivot._cli.deployment import CostVerb, DeploymentVerbs, MonitorVerb
 from decisionpivot._cli.evaluation import EvaluationVerbs
 from decisionpivot._cli.harness import HarnessVerbs
 from decisionpivot._cli.items import ItemVerbs
@@ -33,7 +34,8 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.redact import RedactingStream, redact
 
 
-class DP(ItemVerbs, EvaluationVerbs, ScoringVerbs, ReferenceVerbs, HarnessVerbs, ShellVerbs):
+class DP(ItemVerbs, EvaluationVerbs, ScoringVerbs, DeploymentVerbs, CostVerb, MonitorVerb,
+         ReferenceVerbs, HarnessVerbs, ShellVerbs):
     """DecisionPivot: a diagnostic benchmark for decision models in LLM systems.
 
     Pipeline: generate -> verify -> evaluate -> score. Start with `dp generate` then `dp verify`;

@@ -26,8 +26,9 @@ ROOT = Path(__file__).resolve().parents[2]
 STAGES = ["manifest", "verify", "audit", "report", "licenses", "datasheet"]  # with their upstream stages: all
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 VERBS = {"generate", "manifest", "verify", "audit", "evaluate", "score", "report", "licenses", "datasheet",
-         "reconstruct", "gate"}
-CALIBRATION = {"generate-calibration", "evaluate-calibration"}  # `dp generate` / `dp evaluate` on gate.seeds
+         "reconstruct", "gate", "compare", "recalibrate", "cost", "monitor"}
+CALIBRATION = {"generate-calibration", "evaluate-calibration",  # `dp generate` / `dp evaluate` on gate.seeds
+               "generate-traffic", "evaluate-traffic"}  # and on monitor.seed, the traffic `dp monitor` re-checks on
 
 
 def _load(name: str) -> dict:
@@ -49,7 +50,8 @@ def test_stages_are_the_package_verbs_and_the_fresh_copy_test_covers_all() -> No
     stages = _load("dvc.yaml")["stages"]
     assert set(stages) == VERBS | CALIBRATION
     # Every stage that is not upstream of another one is a target of the reproduction test below.
-    assert set(stages) - {"generate", "evaluate", "reconstruct", "gate", "score"} - CALIBRATION == set(STAGES)
+    upstream = {"generate", "evaluate", "reconstruct", "gate", "score", "compare", "recalibrate", "cost", "monitor"}
+    assert set(stages) - upstream - CALIBRATION == set(STAGES)
 
 
 def test_no_stage_reads_the_reference_folder() -> None:
@@ -66,7 +68,7 @@ def test_no_stage_reads_the_reference_folder() -> None:
             assert "python -m decisionpivot.reconstruct.track build" in body["cmd"]
             continue
         assert verbs, name
-        if verbs & {"score", "datasheet", "compare", "release"}:
+        if verbs & {"score", "datasheet", "compare", "release"} and "--baseline" not in body["cmd"]:  # core only
             assert '--reference "$(python -m decisionpivot.reconstruct.track folder' in body["cmd"], name
 
 

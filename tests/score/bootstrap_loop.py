@@ -26,6 +26,7 @@ CORE_LOOP_METRICS = (
     "brier",
     "accuracy_at_90",
     "share_at_90",
+    "ece",
 )
 Samples = dict[tuple[str, str, int | None, str], list[float]]
 """(system, task or "macro", level, metric) -> one value per resample (0-1 scale)."""
@@ -91,6 +92,7 @@ def loop_core_samples(
                             "brier": metrics.brier_score(a.probabilities[chosen], layout.gold_index[chosen]),
                             "accuracy_at_90": metrics.accuracy_at_confidence(confidence, correct),
                             "share_at_90": metrics.share_at_confidence(confidence),
+                            "ece": metrics.expected_calibration_error(confidence, correct),
                         }
                     if has_pairs and chosen.size:
                         column = layout.pair_positive_column[level_pairs]
@@ -101,7 +103,7 @@ def loop_core_samples(
                         )
                     for metric, value in values.items():
                         out[(system, layout.task, level, metric)].append(float(value))
-                        if metric not in ("accuracy_at_90", "share_at_90"):
+                        if metric not in ("accuracy_at_90", "share_at_90", "ece"):
                             per_family[(system, level, metric)].append(float(value))
                     pooled[(system, level)].append((confidence, correct))
         for (system, level, metric), values in per_family.items():
@@ -115,5 +117,8 @@ def loop_core_samples(
             )
             out[(system, "macro", level, "share_at_90")].append(
                 float("nan") if empty else float(metrics.share_at_confidence(confidence))
+            )
+            out[(system, "macro", level, "ece")].append(
+                float("nan") if empty else float(metrics.expected_calibration_error(confidence, correct))
             )
     return out

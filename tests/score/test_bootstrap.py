@@ -58,7 +58,9 @@ def test_point_estimates_are_the_metrics_on_all_items(scored: tuple[list, dict, 
     families = [by_key[("weak", f, None, "pair_accuracy")].value for f in ("pairs", "triples")]
     assert by_key[("weak", MACRO, None, "pair_accuracy")].value == pytest.approx(np.mean(families))
     assert by_key[("weak", MACRO, None, "pair_accuracy")].n == 2
-    assert by_key[("strong", MACRO, None, "ece")].samples is None  # point estimate only, as the paper
+    ece = by_key[("strong", MACRO, None, "ece")]
+    assert ece.samples is not None and ece.ci[0] <= ece.value <= ece.ci[1]  # an interval, unlike the paper
+    assert by_key[("strong", MACRO, None, "ece_noise_floor")].samples is None  # a simulated expectation
 
 
 def test_resamples_do_not_depend_on_which_systems_are_scored(

@@ -76,7 +76,10 @@ def test_dp_score_writes_every_output(synthetic: tuple[Path, Path, list[str]], t
     ):
         r = macro[("system01", metric)]
         assert r["ci_low"] <= r["value"] <= r["ci_high"], (metric, r)
-    assert macro[("system01", "ece")]["ci_low"] is None  # a point estimate, as in the paper
+    ece = macro[("system01", "ece")]
+    assert ece["ci_low"] <= ece["value"] <= ece["ci_high"]  # an interval over group resamples
+    floor = macro[("system01", "ece_noise_floor")]
+    assert floor["ci_low"] is None and floor["value"] > 0
     assert macro[("system01", "pair_accuracy")]["n"] == 3
     assert macro[("uniform-guess", "chance_pair_accuracy")]["value"] > 0
     assert {r["level"] for r in records} == {None, 1, 2, 3}

@@ -74,20 +74,37 @@ class ScoringVerbs:
             print(f"warning: {warning}", file=sys.stderr)
         print(f"wrote {out}/")
 
-    def compare(self, system_a: str, system_b: str, runs: str = "runs", items: str | None = None,
-                reference: str | None = "datasets/reference", resamples: int = 1000,
-                allow_modified_items: bool = False) -> None:
-        """Paired differences A - B with 95% intervals from matched bootstrap resamples.
+    def compare(self, system_a: str | None = None, system_b: str | None = None, runs: str = "runs",
+                items: str | None = None, reference: str | None = "datasets/reference", resamples: int = 1000,
+                allow_modified_items: bool = False, baseline: str | None = None, candidate: str | None = None,
+                alpha: float = 0.05, min_effect: float = 0.0, out: str | None = None) -> None:
+        """Paired differences A - B with 95% intervals from matched bootstrap resamples; or, with --baseline and
+        --candidate, what an upgrade fixes and breaks.
+
+        `dp compare --baseline runs/A --candidate runs/B`: per family and overall, the items and contrast groups
+        fixed and broken, an exact McNemar test on the groups per family with Holm's correction across families
+        and the paired bootstrap of pair accuracy; exits 1 when the candidate is significantly worse on a family
+        (Holm-adjusted p <= alpha, more groups broken than fixed, a drop of at least min_effect points).
 
         Args:
           system_a: first system (folder under runs).
           system_b: second system.
+          baseline: answer folder of the deployed system (RUNS/<system>); with --candidate.
+          candidate: answer folder of the system that would replace it.
+          alpha: family-wise level of the test across families (with --baseline).
+          min_effect: smallest drop of pair accuracy, in points, that fails (with --baseline).
+          out: folder for compare.json and compare.md (with --baseline; default: print only).
           runs: folder of answer files.
           items: core items folder (default datasets/core/<version>).
           reference: folder of reference task items (`--reference ""`: none).
           resamples: bootstrap resamples.
           allow_modified_items: compare on items files whose SHA-256 differs from the one recorded for them.
         """
+        if baseline is not None or candidate is not None:
+            _compare_folders(baseline, candidate, system_a, items, resamples, alpha, min_effect, out)
+            return
+        if system_a is None or system_b is None:
+            raise DecisionPivotError("compare needs SYSTEM_A SYSTEM_B, or --baseline RUNS/A --candidate RUNS/B")
         from decisionpivot.reconstruct.scoring import register_card_tasks
         from decisionpivot.score.pipeline import compare_runs, format_comparison
 
@@ -200,3 +217,21 @@ class ScoringVerbs:
         built = report_site(reports, items if items else DEFAULT_CORE_DIR, runs, out, gate, stability, partial)
         print(f"wrote {built.out}/ ({built.pages} pages, {built.files} files, {built.bytes / 1e6:.1f} MB); "
               f"open {built.out}/index.html")
+
+
+def _compare_folders(baseline: str | None, candidate: str | None, system: str | None, items: str | None,
+                     resamples: int, alpha: float, min_effect: float, out: str | None) -> None:
+    """`dp compare --baseline --candidate` (decisionpivot.compare); exits 1 when the candidate is worse."""
+    from decisionpivot.compare.report import comparison_markdown, write_comparison
+    from decisionpivot.compare.run import compare_folders
+
+    if baseline is None or candidate is None or system is not None:
+        raise DecisionPivotError("compare: give both --baseline RUNS/A and --candidate RUNS/B (and no system names)")
+    comparison = compare_folders(baseline, candidate, Path(items) if items else DEFAULT_CORE_DIR, float(alpha),
+                                 float(min_effect), int(resamples))
+    print(comparison_markdown(comparison))
+    if out is not None:
+        for path in write_comparison(comparison, Path(out)):
+            print(f"wrote {path}")
+    if comparison.failed:
+        raise SystemExit(1)

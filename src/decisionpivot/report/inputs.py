@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.report.deployment_pages import read_deployment
 from decisionpivot.score.answers import TaskAnswers, read_task_answers
 from decisionpivot.score.layout import TaskLayout, read_layout
 from decisionpivot.score.results import CORE, UNIFORM_GUESS
@@ -78,6 +79,8 @@ class ReportInputs:
     """``dp stability`` results given or found."""
     sources: Mapping[str, str] = field(default_factory=dict)
     """What each input was (for the site's footer): name -> path as given."""
+    deployment: Mapping[str, Any] = field(default_factory=dict)
+    """What the deployment verbs wrote under the reports folder (:mod:`decisionpivot.report.deployment_pages`)."""
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -342,5 +345,6 @@ def read_inputs(reports: str | Path = "reports", items: str | Path | None = None
         gate=read_gate(gate_path) if gate_path is not None else None,
         stability=tuple(read_stability(p) for p in stability_paths),
         sources=sources,
+        deployment=read_deployment(reports),
     )
 

@@ -51,7 +51,7 @@ LEADERBOARD = (
     ("coverage_at_5", "C(0.05)", "Largest coverage with risk at most 5%, retrospective, per family then averaged"),
     ("accuracy_at_90", "Acc@0.90", "Accuracy among items with confidence at least 0.90 (pooled items)"),
     ("share_at_90", "Share@0.90", "Share of items with confidence at least 0.90 (pooled items)"),
-    ("ece", "ECE", "Expected calibration error x100, 15 equal-width bins (pooled items; point estimate)"),
+    ("ece", "ECE", "Expected calibration error x100, 15 equal-width bins (pooled items; group-bootstrap interval)"),
 )
 """Core columns of the leaderboard: (metric, heading, explanation)."""
 

@@ -23,6 +23,8 @@ from decisionpivot import BENCHMARK_VERSION, __version__
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.items import atomic_write_bytes, make_folder
 from decisionpivot.report.decisive import FamilyDecisive, family_decisive
+from decisionpivot.report.deployment_pages import PAGE as DEPLOYMENT_PAGE
+from decisionpivot.report.deployment_pages import cost_figures, deployment_body
 from decisionpivot.report.facts import SystemFacts, system_facts
 from decisionpivot.report.family_pages import family_body
 from decisionpivot.report.groups import browser_body, data_files
@@ -89,6 +91,8 @@ def build_files(inputs: ReportInputs, progress: bool | None = None) -> dict[str,
         extra.append(("stability.html", "Stability"))
     if inputs.gate is not None:
         extra.append(("gate.html", "Gate"))
+    if inputs.deployment:
+        extra.append((DEPLOYMENT_PAGE, "Deployment"))
     site = SiteInfo(SITE_TITLE, _footer(inputs), tuple(extra))
     facts: dict[str, SystemFacts] = {s: system_facts(inputs, s) for s in inputs.systems if s != "uniform-guess"}
     files: dict[str, bytes] = {f"assets/{name}": asset(name) for name in ASSETS}
@@ -133,6 +137,10 @@ def build_files(inputs: ReportInputs, progress: bool | None = None) -> dict[str,
             add("stability.html", "Stability across versions and fresh draws", stability_body(inputs))
         if inputs.gate is not None:
             add("gate.html", "Certified automation (dp gate)", gate_body(inputs))
+        if inputs.deployment:
+            figures = cost_figures(inputs.reports, inputs.deployment)
+            files.update({f"figures/cost/{system}.svg": standalone_svg(svg) for system, svg in figures.items()})
+            add(DEPLOYMENT_PAGE, "From scores to a deployment decision", deployment_body(inputs.deployment, figures))
         decisive: dict[str, FamilyDecisive] = {}
         for layout in inputs.layouts:
             decisive[layout.task] = family_decisive(layout.task, layout.items, inputs.manifest)

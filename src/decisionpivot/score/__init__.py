@@ -18,9 +18,9 @@ repeated in every leaderboard's footnote): pair accuracy, item accuracy, pair di
 families only), C(0.05), Brier and AURC are **family-macro** - computed per family, then averaged over
 the families, as the paper's "macro-averaged over 13 families" (C(0.05) therefore allows a different
 confidence cut per family). Accuracy and share at confidence >= 0.90 and the calibration error are
-computed on the **pooled items** of all families, as the paper's Table D1. ECE is a point estimate
-(the paper does not quantify its sampling uncertainty); every other value has a 95% percentile
-bootstrap interval.
+computed on the **pooled items** of all families, as the paper's Table D1. Every value has a 95% percentile
+bootstrap interval (ECE too, which the paper reports as a point estimate), and ``ece_noise_floor`` is the
+ECE a perfectly calibrated system would show on the same confidences (:mod:`decisionpivot.score.calibration`).
 
 Entry points: :func:`~decisionpivot.score.pipeline.score_runs`,
 :func:`~decisionpivot.score.pipeline.compare_runs`, and for the reference track

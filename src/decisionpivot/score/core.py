@@ -18,6 +18,7 @@ from threadpoolctl import threadpool_limits
 from decisionpivot.score import metrics
 from decisionpivot.score.answers import TaskAnswers
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, Multiplicities, unit_weights
+from decisionpivot.score.calibration import calibration_noise_floor, resampled_calibration_error
 from decisionpivot.score.layout import TaskLayout
 from decisionpivot.score.results import CORE, MACRO, UNIFORM_GUESS, Estimate
 
@@ -30,7 +31,8 @@ CORE_METRICS: dict[str, tuple[str, str]] = {
     "coverage_at_5": (FAMILY_MACRO, "C(0.05): largest coverage with risk <= 5%, computed per family"),
     "accuracy_at_90": (POOLED, "accuracy among items with confidence >= 0.90"),
     "share_at_90": (POOLED, "share of items with confidence >= 0.90"),
-    "ece": (POOLED, "calibration error, 15 equal-width bins (point estimate, no interval)"),
+    "ece": (POOLED, "calibration error, 15 equal-width bins (interval over group resamples)"),
+    "ece_noise_floor": (POOLED, "expected ECE of a perfectly calibrated system with the same confidences"),
     "brier": (FAMILY_MACRO, "multi-class Brier score x100 (lower is better)"),
     "aurc": (FAMILY_MACRO, "area under the risk-coverage curve x100 (lower is better)"),
 }
@@ -110,7 +112,8 @@ def _score_family(
                 metrics.share_at_confidence(k, weights=w),
                 n_items,
             ),
-            "ece": (metrics.expected_calibration_error(k, c), None, n_items),
+            "ece": (metrics.expected_calibration_error(k, c), resampled_calibration_error(k, c, w), n_items),
+            "ece_noise_floor": (calibration_noise_floor(k, f"{family} level {level}"), None, n_items),
         }
         in_level = mask[layout.pairs[:, 0]] if layout.pairs.size else np.zeros(0, bool)
         if in_level.any():
@@ -159,8 +162,10 @@ def _pooled(
     confidence: np.ndarray,
     correct: np.ndarray,
     weights: Multiplicities,
+    families: Sequence[str] = (),
 ) -> list[Estimate]:
     """Pooled-item metrics for systems sharing one set of families: arrays ``(S, N)``, weights ``(R, N)``."""
+    scope = f"pooled {','.join(families)} level {level}"
     n = int(confidence.shape[1])
     values = {
         "accuracy_at_90": (
@@ -171,7 +176,9 @@ def _pooled(
             metrics.share_at_confidence(confidence),
             metrics.share_at_confidence(confidence, weights=weights),
         ),
-        "ece": (metrics.expected_calibration_error(confidence, correct), None),
+        "ece": (metrics.expected_calibration_error(confidence, correct),
+                resampled_calibration_error(confidence, correct, weights)),
+        "ece_noise_floor": (calibration_noise_floor(confidence, scope), None),
     }
     return [
         Estimate(
@@ -218,7 +225,7 @@ def _aggregates(families: Sequence[_FamilyScores], systems: Sequence[str]) -> li
             confidence = np.stack([np.concatenate([f.pooled[(s, level)][0] for f in chosen]) for s in group])
             correct = np.stack([np.concatenate([f.pooled[(s, level)][1] for f in chosen]) for s in group])
             weights = Multiplicities.concatenate([f.level_weights[level] for f in chosen])
-            out.extend(_pooled(group, level, confidence, correct, weights))
+            out.extend(_pooled(group, level, confidence, correct, weights, names))
     return out
 
 

@@ -8,7 +8,8 @@ Files under the output folder:
 * ``scoring.json`` - how it was computed: resamples, seed, aggregation of each metric, exclusions,
   warnings, answer-file counts;
 * ``leaderboard.md`` / ``.csv`` / ``.tex`` - one row per system with intervals;
-* ``families.md`` / ``.csv``, ``levels.md`` / ``.csv`` - core detail; ``reference_layers.md`` /
+* ``families.md`` / ``.csv``, ``levels.md`` / ``.csv`` - core detail; ``calibration.md`` - ECE with its
+  interval against the noise floor, per system and family; ``reference_layers.md`` /
   ``.csv`` and ``reference_tasks.md`` / ``.csv`` (unfloored, negative scores kept) - reference detail.
 """
 
@@ -55,8 +56,9 @@ def aggregation_note() -> str:
     return (
         f"Core aggregates: {', '.join(macro)} are family-macro (computed per family, then averaged over "
         f"families; pair direction over the binary families only); {', '.join(pooled)} are computed on "
-        "the pooled items of all families (the paper's Table D1). ECE uses 15 equal-width bins and is a "
-        "point estimate without interval, as in the paper."
+        "the pooled items of all families (the paper's Table D1). ECE uses 15 equal-width bins; its interval "
+        "resamples groups, and ece_noise_floor is the ECE a perfectly calibrated system with the same confidences "
+        "would show on as many items (an ECE near it is sampling noise, not miscalibration)."
     )
 
 
@@ -534,6 +536,10 @@ def write_reports(
         "levels.md": levels_markdown(scoring),
         "levels.csv": _records_csv([e for e in scoring.estimates if e.track == CORE and e.task == MACRO]),
     }
+    if scoring.core_tasks:
+        from decisionpivot.score.calibration_table import calibration_markdown
+
+        files["calibration.md"] = calibration_markdown(scoring)
     if scoring.partial:
         from decisionpivot.score.partial import partial_markdown
 

@@ -50,7 +50,7 @@ class Estimate:
     n: int
     """Units the value averages over: items, groups, pairs or queries; tasks or layers for aggregates."""
     samples: np.ndarray | None = field(default=None, compare=False, repr=False)
-    """``(R,)`` resampled values on the same scale, or None for point-only metrics (ECE)."""
+    """``(R,)`` resampled values on the same scale, or None for point-only metrics (the ECE noise floor)."""
 
     @property
     def key(self) -> tuple[str, str, str, int | None, str]:

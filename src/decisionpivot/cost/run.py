@@ -1,0 +1,166 @@
+"""Prices, answers and certified thresholds in; one :class:`CostEntry` per system and family (and pooled) out.
+
+The answers are read by the scorer's rules (failed and missing predictions are wrong, at confidence 1/|O|).
+The minimum-cost threshold is chosen with the labels of the answers it is reported on (retrospective, as
+C(0.05)); the certified threshold comes from `dp gate`'s gate.json, certified on fresh draws.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from decisionpivot.cost.curve import cost_curve, cost_per_thousand, minimum_cost_threshold
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.score.pipeline import load_runs
+
+POOLED = "pooled"
+"""Entry of all the system's families together (one threshold for all; `dp gate`'s pooled entry)."""
+
+
+@dataclass(frozen=True)
+class Prices:
+    """What a deploying team pays, per item."""
+
+    wrong: float
+    """Cost of one wrong automated decision."""
+    escalated: float
+    """Cost of one item sent to a person (or a larger model)."""
+    families: dict[str, tuple[float, float]] = field(default_factory=dict)
+    """Family -> (wrong, escalated) where a family's prices differ."""
+
+    def of(self, family: str) -> tuple[float, float]:
+        return self.families.get(family, (self.wrong, self.escalated))
+
+
+def _price(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise DecisionPivotError(f"{where}: expected a cost >= 0, got {value!r}")
+    return float(value)
+
+
+def read_prices(path: Path | None, wrong: float | None, escalated: float | None) -> Prices:
+    """Prices from the YAML cost file (``wrong:``, ``escalated:``, optional ``families: {name: {wrong:,
+    escalated:}}``) with the flags winning; both prices must be given one way or the other."""
+    record: dict[str, Any] = {}
+    if path is not None:
+        try:
+            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise DecisionPivotError(f"{path}: no such cost file") from None
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = f"line {mark.line + 1}: " if mark is not None else ""
+            raise DecisionPivotError(f"{path}: {line}not YAML ({getattr(exc, 'problem', exc)})") from None
+        if not isinstance(loaded, dict):
+            raise DecisionPivotError(f"{path}: expected a mapping with wrong: and escalated:")
+        record = loaded
+    unknown = set(record) - {"wrong", "escalated", "families"}
+    if unknown:
+        raise DecisionPivotError(f"{path}: unknown key(s) {', '.join(sorted(map(str, unknown)))} "
+                                 "(expected wrong, escalated, families)")
+    base_wrong = wrong if wrong is not None else record.get("wrong")
+    base_escalated = escalated if escalated is not None else record.get("escalated")
+    if base_wrong is None or base_escalated is None:
+        raise DecisionPivotError("cost: give --cost-wrong and --cost-escalated, or a --costs file with wrong: and "
+                                 "escalated:")
+    where = str(path) if path is not None else "--cost-wrong/--cost-escalated"
+    prices = Prices(_price(base_wrong, f"{where}: wrong"), _price(base_escalated, f"{where}: escalated"))
+    families = record.get("families") or {}
+    if not isinstance(families, dict):
+        raise DecisionPivotError(f"{path}: families: expected a mapping family -> {{wrong:, escalated:}}")
+    for name, entry in sorted(families.items()):
+        if not isinstance(entry, dict) or set(entry) - {"wrong", "escalated"}:
+            raise DecisionPivotError(f"{path}: families: {name}: expected wrong: and/or escalated:")
+        prices.families[str(name)] = (_price(entry.get("wrong", prices.wrong), f"{path}: {name}: wrong"),
+                                      _price(entry.get("escalated", prices.escalated), f"{path}: {name}: escalated"))
+    return prices
+
+
+def certified_thresholds(gate: Path | None) -> dict[tuple[str, str], float | None]:
+    """(system, family or ``pooled``) -> the threshold gate.json certifies (None: do not automate / refused)."""
+    if gate is None:
+        return {}
+    try:
+        record = json.loads(gate.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DecisionPivotError(f"{gate}: no such gate.json (run `dp gate` first, or leave out --gate)") from None
+    except json.JSONDecodeError as exc:
+        raise DecisionPivotError(f"{gate}: line {exc.lineno}: not JSON ({exc.msg})") from None
+    systems = record.get("systems") if isinstance(record, dict) else None
+    if not isinstance(systems, dict):
+        raise DecisionPivotError(f"{gate}: no \"systems\" object (expected `dp gate`'s gate.json)")
+    out: dict[tuple[str, str], float | None] = {}
+    for system, entry in systems.items():
+        for family, fam in (entry.get("families") or {}).items():
+            out[(system, family)] = fam.get("threshold")
+        out[(system, POOLED)] = (entry.get("pooled") or {}).get("threshold")
+    return out
+
+
+@dataclass(frozen=True)
+class CostEntry:
+    """The cost curve of one system on one family (or pooled) and its marked points."""
+
+    system: str
+    """System name."""
+    family: str
+    """Family, or ``pooled``."""
+    items: int
+    """Items."""
+    prices: tuple[float, float]
+    """(wrong, escalated) used."""
+    thresholds: np.ndarray
+    """Curve thresholds, decreasing, the first infinite (escalate everything)."""
+    costs: np.ndarray
+    """Cost per 1,000 decisions at each."""
+    minimum_threshold: float
+    """Threshold of least cost (infinite: automate nothing)."""
+    minimum_cost: float
+    """Its cost per 1,000."""
+    certified_threshold: float | None
+    """`dp gate`'s certified threshold (None: none, or no gate.json given)."""
+    certified_cost: float | None
+    """Cost per 1,000 at the certified threshold; with none certified, the escalate-everything cost."""
+    automate_all_cost: float
+    """Cost per 1,000 at threshold 0."""
+
+
+def cost_entry(system: str, family: str, confidence: np.ndarray, correct: np.ndarray, prices: tuple[float, float],
+               certified: float | None, gated: bool) -> CostEntry:
+    thresholds, costs = cost_curve(confidence, correct, *prices)
+    best, least = minimum_cost_threshold(thresholds, costs)
+    at_certified = None
+    if gated:
+        at_certified = cost_per_thousand(confidence, correct, certified if certified is not None else math.inf, *prices)
+    return CostEntry(system, family, int(confidence.size), prices, thresholds, costs, best, least, certified,
+                     at_certified, cost_per_thousand(confidence, correct, 0.0, *prices))
+
+
+def cost_runs(runs: Path, items: Path, prices: Prices, gate: Path | None,
+              systems: Sequence[str] | None = None) -> list[CostEntry]:
+    """Every system under ``runs`` (or those named), per family with scorable answers and pooled."""
+    certified = certified_thresholds(gate)
+    loaded = load_runs(runs, items, None, systems, tasks=())
+    out = []
+    for system in loaded.systems:
+        pooled_confidence, pooled_correct = [], []
+        for layout in loaded.core:
+            answers = loaded.answers.get((system, layout.task))
+            if answers is None:
+                continue
+            out.append(cost_entry(system, layout.task, answers.confidence, answers.correct, prices.of(layout.task),
+                                  certified.get((system, layout.task)), gate is not None))
+            pooled_confidence.append(answers.confidence)
+            pooled_correct.append(answers.correct)
+        if pooled_confidence and not prices.families:  # one price for all: the pooled curve is defined
+            out.append(cost_entry(system, POOLED, np.concatenate(pooled_confidence), np.concatenate(pooled_correct),
+                                  (prices.wrong, prices.escalated), certified.get((system, POOLED)), gate is not None))
+    return out

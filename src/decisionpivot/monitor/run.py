@@ -1,0 +1,236 @@
+"""Reading a labelled sample and a certificate, checking each entry.
+
+**The sample.** Either a folder of answers in our format (``<family>.jsonl`` answer files) with the labelled
+items they answer (``--items``), read by the scorer's rules (failed and missing answers are wrong, at the
+uniform confidence), or a CSV with a header and the columns ``confidence`` (the system's ``max_o p(o)``) and
+``correct`` (1 or 0), and optionally ``family`` (rows without one, or a CSV without the column, are checked
+against the certificate's pooled threshold).
+
+**The check**, per family of the sample: the items at or above the certified threshold are automated; the
+realised risk (errors among them) and coverage come with two-sided exact 95% intervals, and the certified
+risk is *exceeded with confidence* when the one-sided exact test of "risk > target" rejects at ``alpha``
+(:func:`~decisionpivot.monitor.exact.exceedance_p_value`). The binomial figures treat the items as
+independent draws, as a sample of traffic is; contrast groups (a fresh draw used as traffic) make them
+slightly optimistic.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.monitor.exact import clopper_pearson, exceedance_p_value
+from decisionpivot.score.pipeline import load_runs
+
+POOLED = "pooled"
+DEFAULT_ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What `dp gate` certified for one system (``reports/gate/<system>.json``)."""
+
+    path: Path
+    """The file."""
+    system: str
+    """The system."""
+    target_risk: float
+    """The certified risk bound."""
+    thresholds: dict[str, float | None]
+    """Family (or ``pooled``) -> threshold; None where not automated."""
+
+
+def read_certificate(path: Path) -> Certificate:
+    """Read a `dp gate` per-system certificate; a malformed one is an error naming the file."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DecisionPivotError(f"{path}: no such certificate (dp gate writes reports/gate/<system>.json)") from None
+    except json.JSONDecodeError as exc:
+        raise DecisionPivotError(f"{path}: line {exc.lineno}: not JSON ({exc.msg})") from None
+    families = record.get("families") if isinstance(record, dict) else None
+    target = record.get("target_risk") if isinstance(record, dict) else None
+    if not isinstance(families, dict) or not isinstance(target, int | float) or not 0 < target < 1:
+        raise DecisionPivotError(f"{path}: expected `dp gate`'s gate/<system>.json (families, target_risk)")
+    thresholds: dict[str, float | None] = {}
+    for name, entry in [*families.items(), (POOLED, record.get("pooled") or {})]:
+        value = entry.get("threshold") if isinstance(entry, dict) else None
+        if value is not None and not isinstance(value, int | float):
+            raise DecisionPivotError(f"{path}: {name}: threshold {value!r} is not a number")
+        thresholds[str(name)] = None if value is None else float(value)
+    return Certificate(path, str(record.get("system")), float(target), thresholds)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One family's labelled items (or ``pooled`` for a CSV without families)."""
+
+    family: str
+    """Family, or ``pooled``."""
+    confidence: np.ndarray
+    """``(n,)`` the system's confidence."""
+    correct: np.ndarray
+    """``(n,)`` the answer was right."""
+
+
+def read_answers_sample(answers: Path, items: Path) -> list[Sample]:
+    """Answer files of one system (``answers`` = RUNS/<system>) against their labelled items."""
+    if not answers.is_dir():
+        raise DecisionPivotError(f"{answers}: no such answer folder (expected RUNS/<system>)")
+    loaded = load_runs(answers.parent, items, None, [answers.name], tasks=())
+    samples = [Sample(layout.task, a.confidence, a.correct) for layout in loaded.core
+               if (a := loaded.answers.get((answers.name, layout.task))) is not None]
+    if not samples:
+        reasons = "; ".join(f"{e.task}: {e.reason}" for e in loaded.exclusions) or "no answer files"
+        raise DecisionPivotError(f"{answers}: no family with usable answers ({reasons})")
+    return samples
+
+
+def read_csv_sample(path: Path) -> list[Sample]:
+    """A CSV of ``confidence``, ``correct`` (0/1) and optionally ``family``; errors name the line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DecisionPivotError(f"{path}: no such CSV file") from None
+    reader = csv.DictReader(io.StringIO(text))
+    fields = reader.fieldnames or []
+    if "confidence" not in fields or "correct" not in fields:
+        raise DecisionPivotError(f"{path}: line 1: expected a header with 'confidence' and 'correct' columns")
+    rows: dict[str, tuple[list[float], list[bool]]] = {}
+    for line, row in enumerate(reader, start=2):
+        try:
+            confidence = float(row["confidence"])
+        except (TypeError, ValueError):
+            raise DecisionPivotError(f"{path}: line {line}: confidence {row['confidence']!r} is not a number") from None
+        if not 0.0 <= confidence <= 1.0:
+            raise DecisionPivotError(f"{path}: line {line}: confidence {confidence} is outside [0, 1]")
+        if (row["correct"] or "").strip() not in ("0", "1"):
+            raise DecisionPivotError(f"{path}: line {line}: correct {row['correct']!r} is not 0 or 1")
+        family = (row.get("family") or "").strip() or POOLED
+        values = rows.setdefault(family, ([], []))
+        values[0].append(confidence)
+        values[1].append(row["correct"].strip() == "1")
+    if not rows:
+        raise DecisionPivotError(f"{path}: no rows below the header")
+    return [Sample(f, np.array(c), np.array(k, dtype=bool)) for f, (c, k) in sorted(rows.items())]
+
+
+@dataclass(frozen=True)
+class MonitorEntry:
+    """One family of the sample checked against its certified threshold."""
+
+    family: str
+    """Family, or ``pooled``."""
+    items: int
+    """Labelled items."""
+    threshold: float | None
+    """The certified threshold (None: the certificate does not automate this family)."""
+    automated: int
+    """Items at or above the threshold."""
+    errors: int
+    """Wrong ones among them."""
+    risk: float | None
+    """errors / automated (None when nothing is automated)."""
+    risk_interval: tuple[float, float]
+    """Exact two-sided 95% interval of the risk."""
+    coverage: float
+    """automated / items."""
+    coverage_interval: tuple[float, float]
+    """Exact two-sided 95% interval of the coverage."""
+    p_value: float
+    """One-sided exact p-value of risk > target."""
+    exceeded: bool
+    """The certified risk is exceeded with confidence (p_value <= alpha)."""
+
+
+def check_sample(sample: Sample, threshold: float | None, target: float, alpha: float) -> MonitorEntry:
+    """The check of one family (see the module docstring)."""
+    n = int(sample.confidence.size)
+    automated = sample.confidence >= threshold if threshold is not None else np.zeros(n, dtype=bool)
+    count, errors = int(automated.sum()), int((automated & ~sample.correct).sum())
+    p = exceedance_p_value(errors, count, target)
+    return MonitorEntry(sample.family, n, threshold, count, errors, errors / count if count else None,
+                        clopper_pearson(errors, count), count / n if n else 0.0, clopper_pearson(count, n), p,
+                        p <= alpha)
+
+
+@dataclass(frozen=True)
+class Monitoring:
+    """A whole ``dp monitor``."""
+
+    certificate: Certificate
+    """The certificate applied."""
+    sample: str
+    """What was read (folder or CSV)."""
+    alpha: float
+    """Level of the exceedance test."""
+    entries: tuple[MonitorEntry, ...]
+    """Per family of the sample."""
+    map_path: str | None
+    """The recalibration map applied to the confidences first, if any."""
+
+    @property
+    def exceeded(self) -> bool:
+        return any(e.exceeded for e in self.entries)
+
+
+def monitor(certificate: Certificate, samples: list[Sample], sample: str, alpha: float = DEFAULT_ALPHA,
+            map_path: str | None = None) -> Monitoring:
+    """Check every family of the samples; a family the certificate does not know is an error."""
+    if not 0 < alpha < 1:
+        raise DecisionPivotError(f"--alpha: expected a level between 0 and 1, got {alpha}")
+    entries = []
+    for s in samples:
+        if s.family not in certificate.thresholds:
+            raise DecisionPivotError(f"{sample}: family {s.family!r} is not in the certificate {certificate.path} "
+                                     f"(it has {', '.join(sorted(certificate.thresholds))})")
+        entries.append(check_sample(s, certificate.thresholds[s.family], certificate.target_risk, alpha))
+    return Monitoring(certificate, sample, alpha, tuple(entries), map_path)
+
+
+def _fraction(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 6) + 0.0
+
+
+def monitoring_record(m: Monitoring) -> dict[str, Any]:
+    return {
+        "certificate": m.certificate.path.as_posix(), "system": m.certificate.system,
+        "target_risk": m.certificate.target_risk, "alpha": m.alpha, "sample": m.sample, "map": m.map_path,
+        "exceeded": m.exceeded,
+        "intervals": "exact (Clopper-Pearson) two-sided 95%; exceeded: one-sided exact binomial test of risk > target",
+        "families": {e.family: {
+            "items": e.items, "threshold": e.threshold, "automated": e.automated, "errors": e.errors,
+            "risk": _fraction(e.risk), "risk_interval": [_fraction(v) for v in e.risk_interval],
+            "coverage": _fraction(e.coverage), "coverage_interval": [_fraction(v) for v in e.coverage_interval],
+            "p_value": _fraction(e.p_value), "exceeded": e.exceeded} for e in m.entries},
+    }
+
+
+def monitoring_markdown(m: Monitoring) -> str:
+    from decisionpivot.score.report import markdown_table, markdown_text
+
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}"
+
+    rows = [[e.family, str(e.items), "do not automate" if e.threshold is None else f"{e.threshold:g}",
+             str(e.automated), str(e.errors),
+             f"{pct(e.risk)} [{pct(e.risk_interval[0])}, {pct(e.risk_interval[1])}]",
+             f"{pct(e.coverage)} [{pct(e.coverage_interval[0])}, {pct(e.coverage_interval[1])}]",
+             f"{e.p_value:.3g}", "**exceeded**" if e.exceeded else "holds"] for e in m.entries]
+    verdict = ("**Exceeded**: the certified risk is exceeded with confidence on "
+               + ", ".join(e.family for e in m.entries if e.exceeded) if m.exceeded
+               else "**Holds**: no family exceeds the certified risk with confidence")
+    mapped = f" Confidences recalibrated with {markdown_text(m.map_path)} first." if m.map_path else ""
+    return (f"# Monitoring {markdown_text(m.certificate.system)} against {markdown_text(m.certificate.path.as_posix())}"
+            f"\n\n{verdict} (certified risk {100 * m.certificate.target_risk:g}%, one-sided exact test at alpha "
+            f"{m.alpha:g}). Sample: {markdown_text(m.sample)}.{mapped} Risk and coverage in percent with exact "
+            "two-sided 95% intervals.\n\n"
+            + markdown_table(["Family", "Items", "Threshold", "Automated", "Errors", "Risk % [95%]",
+                              "Coverage % [95%]", "p (risk > target)", ""], rows))

@@ -1,0 +1,76 @@
+"""``dp recalibrate apply``: a fitted map on a team's answers (our answer files) or a CSV of confidences."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.recalibrate.map_file import RecalibrationMap, recalibrated_confidence
+from decisionpivot.score.answers import read_task_answers
+from decisionpivot.score.layout import read_layout
+
+CONFIDENCE_COLUMN = "confidence"
+RECALIBRATED_COLUMN = "recalibrated_confidence"
+
+
+def _number(value: float) -> str:
+    return f"{value:.6f}"
+
+
+def apply_to_answers(mapping: RecalibrationMap, folder: Path, items: Path) -> str:
+    """CSV of every answer in ``folder`` (``<task>.jsonl`` against ``items/<task>.jsonl``): task, id, predicted
+    option, confidence and recalibrated confidence."""
+    files = sorted(p for p in folder.glob("*.jsonl") if not p.name.endswith(".raw.jsonl"))
+    if not folder.is_dir() or not files:
+        raise DecisionPivotError(f"{folder}: no answer files (<task>.jsonl) to recalibrate")
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["task", "id", "predicted", CONFIDENCE_COLUMN, RECALIBRATED_COLUMN])
+    for path in files:
+        items_file = items / path.name
+        if not items_file.is_file():
+            raise DecisionPivotError(f"{path}: no items file {items_file} for its task")
+        layout = read_layout(items_file)
+        answers = read_task_answers(path, layout, folder.name)
+        mapped = recalibrated_confidence(mapping, answers.confidence, answers.probabilities, layout.option_count)
+        for i in np.flatnonzero(answers.answered).tolist():
+            writer.writerow([layout.task, layout.item_ids[i], layout.option_keys[i][int(answers.predicted[i])],
+                             _number(float(answers.confidence[i])), _number(float(mapped[i]))])
+    return out.getvalue()
+
+
+def apply_to_csv(mapping: RecalibrationMap, path: Path) -> str:
+    """The CSV with a ``recalibrated_confidence`` column after its ``confidence`` column (a two-option
+    ``options`` column of 2s lets temperature maps apply; isotonic maps need only the confidence)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise DecisionPivotError(f"{path}: no such CSV file") from None
+    reader = csv.DictReader(io.StringIO(text))
+    if reader.fieldnames is None or CONFIDENCE_COLUMN not in reader.fieldnames:
+        raise DecisionPivotError(f"{path}: line 1: expected a header with a '{CONFIDENCE_COLUMN}' column")
+    rows = list(reader)
+    values = []
+    for line, row in enumerate(rows, start=2):
+        try:
+            value = float(row[CONFIDENCE_COLUMN])
+        except (TypeError, ValueError):
+            raise DecisionPivotError(
+                f"{path}: line {line}: confidence {row[CONFIDENCE_COLUMN]!r} is not a number") from None
+        if not 0.0 <= value <= 1.0:
+            raise DecisionPivotError(f"{path}: line {line}: confidence {value} is outside [0, 1]")
+        values.append(value)
+    options = np.array([int(row.get("options") or 0) for row in rows]) if "options" in reader.fieldnames else None
+    mapped = recalibrated_confidence(mapping, np.array(values), None, options)
+    out = io.StringIO()
+    fields = list(reader.fieldnames)
+    fields.insert(fields.index(CONFIDENCE_COLUMN) + 1, RECALIBRATED_COLUMN)
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for row, value in zip(rows, mapped.tolist(), strict=True):
+        writer.writerow({**row, RECALIBRATED_COLUMN: _number(value)})
+    return out.getvalue()

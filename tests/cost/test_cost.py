@@ -1,0 +1,80 @@
+"""The cost curve against a loop over thresholds, and `dp cost` on real runs with `dp gate`'s thresholds."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from decisionpivot.cli import main
+from decisionpivot.cost.curve import ESCALATE_ALL, cost_curve, cost_per_thousand, minimum_cost_threshold
+from decisionpivot.cost.run import read_prices
+from decisionpivot.errors import DecisionPivotError
+from tests.deployment_project import Project
+
+
+def cost_loop(confidence: list[float], correct: list[bool], threshold: float, wrong: float, escalated: float) -> float:
+    total = 0.0
+    for c, right in zip(confidence, correct, strict=True):
+        if c >= threshold:
+            total += 0.0 if right else wrong
+        else:
+            total += escalated
+    return 1000 * total / len(confidence)
+
+
+def test_curve_and_cost_match_the_loop() -> None:
+    rng = np.random.default_rng(7)
+    confidence = np.round(rng.uniform(0.4, 1.0, 300), 2)  # ties on purpose
+    correct = rng.random(300) < confidence
+    thresholds, costs = cost_curve(confidence, correct, 20.0, 1.5)
+    assert math.isinf(thresholds[0]) and (np.diff(thresholds[1:]) < 0).all()
+    for t, c in zip(thresholds, costs, strict=True):
+        assert c == pytest.approx(cost_loop(confidence.tolist(), correct.tolist(), t, 20.0, 1.5))
+        assert cost_per_thousand(confidence, correct, t, 20.0, 1.5) == pytest.approx(c)
+    best, least = minimum_cost_threshold(thresholds, costs)
+    grid = [*np.linspace(0, 1, 1001), ESCALATE_ALL]
+    assert least == pytest.approx(min(cost_loop(confidence.tolist(), correct.tolist(), t, 20.0, 1.5) for t in grid))
+    assert cost_per_thousand(confidence, correct, best, 20.0, 1.5) == pytest.approx(least)
+
+
+def test_escalating_is_free_so_nothing_is_automated_and_wrongs_are_free_so_everything_is() -> None:
+    confidence, correct = np.array([0.9, 0.8, 0.7]), np.array([True, False, True])
+    assert math.isinf(minimum_cost_threshold(*cost_curve(confidence, correct, 1.0, 0.0))[0])
+    assert minimum_cost_threshold(*cost_curve(confidence, correct, 0.0, 1.0)) == (0.7, 0.0)
+
+
+def test_prices_from_file_and_flags(tmp_path: Path) -> None:
+    costs = tmp_path / "costs.yaml"
+    costs.write_text("wrong: 40\nescalated: 2\nfamilies:\n  policy_case: {wrong: 200}\n", encoding="utf-8")
+    prices = read_prices(costs, None, 3.0)
+    # a family inherits the prices it does not set
+    assert (prices.wrong, prices.escalated, prices.of("policy_case"), prices.of("x")) == (40, 3, (200, 3), (40, 3))
+    costs.write_text("wrong: -1\nescalated: 2\n", encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match="wrong: expected a cost >= 0"):
+        read_prices(costs, None, None)
+    costs.write_text("wrong: 1\nescalate: 2\n", encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match="unknown key"):
+        read_prices(costs, None, None)
+    with pytest.raises(DecisionPivotError, match="--cost-wrong"):
+        read_prices(None, 1.0, None)
+
+
+def test_dp_cost_marks_the_certified_threshold(in_project: Path, project: Project) -> None:
+    main(["cost", "--items", str(project.items), "--cost-wrong", "50", "--cost-escalated", "2", "--gate",
+          str(project.gate), "--systems", "oracle,uniform", "--out", "reports/cost"])
+    record = json.loads((in_project / "reports/cost/cost.json").read_text(encoding="utf-8"))
+    gate = json.loads((in_project / project.gate).read_text(encoding="utf-8"))
+    oracle = record["systems"]["oracle"]
+    for family, entry in oracle.items():
+        certified = (gate["systems"]["oracle"]["pooled"] if family == "pooled"
+                     else gate["systems"]["oracle"]["families"][family])["threshold"]
+        assert entry["certified_threshold"] == certified
+        assert entry["minimum_cost"] <= entry["certified_cost"] <= entry["escalate_all_cost"] + 1e-9
+    assert oracle["pooled"]["minimum_cost"] < oracle["pooled"]["escalate_all_cost"]  # automating pays
+    assert record["systems"]["uniform"]["pooled"]["minimum_threshold"] == "escalate all"
+    svg = (in_project / "reports/cost/figures/cost-oracle.svg").read_text(encoding="utf-8")
+    assert svg.startswith("<svg") and 'role="img"' in svg and "certified" in svg
