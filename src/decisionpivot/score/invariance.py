@@ -359,6 +359,16 @@ def _macro(estimates: Sequence[Estimate]) -> list[Estimate]:
     return out
 
 
+def asked_one_question(
+    layouts: Sequence[TaskLayout], answers: Mapping[tuple[str, str], TaskAnswers], systems: Sequence[str]
+) -> tuple[str, ...]:
+    """Systems whose answers to a framed family record ``questions_per_request: one`` in their meta."""
+    framed = [layout.task for layout in layouts if is_framed(layout)]
+    return tuple(s for s in systems if any(
+        (s, task) in answers and answers[(s, task)].meta.get("questions_per_request") == ONE_QUESTION
+        for task in framed))
+
+
 def invariance_metadata(estimates: Sequence[Estimate], one_question: Sequence[str]) -> dict[str, Any]:
     """The ``invariance`` section of ``scoring.json``: definitions, systems asking one question per request,
     and every estimate as a record."""
