@@ -181,7 +181,8 @@ class ScoringVerbs:
 
     def report(self, reports: str = "reports", items: str | None = None, runs: str = "runs", out: str | None = None,
                gate: str | None = None, stability: str | None = None,
-               partial: str | None = None) -> None:
+               partial: str | None = None, invariance: str | None = None,
+               invariance_runs: str = "runs-invariance") -> None:
         """Write the static HTML report of a scoring: <out>/index.html and its pages (open it in a browser).
 
         Leaderboard, systems x families heat map, levels, confidence (risk-coverage, reliability, pair
@@ -199,9 +200,14 @@ class ScoringVerbs:
           stability: comma-separated `dp stability` results (stability.json files or their folders;
             default every <reports>/stability*.json and <reports>/*/stability.json; --stability "" for none).
           partial: `dp score --partial`'s partial.csv (default <reports>/partial.csv if present; "" for none).
+          invariance: an invariance suite's items folder (scored with `dp score --invariance`): adds the framing
+            view (framings.html: each group's plain and framed members side by side). A suite given as --items
+            gets it too. Default: none.
+          invariance_runs: the suite's answer files (default runs-invariance).
         """
         from decisionpivot.report.site import report_site
 
-        built = report_site(reports, items if items else DEFAULT_CORE_DIR, runs, out, gate, stability, partial)
+        built = report_site(reports, items if items else DEFAULT_CORE_DIR, runs, out, gate, stability, partial,
+                            invariance=invariance or None, invariance_runs=invariance_runs)
         print(f"wrote {built.out}/ ({built.pages} pages, {built.files} files, {built.bytes / 1e6:.1f} MB); "
               f"open {built.out}/index.html")
