@@ -74,7 +74,7 @@ def _split(before: str, after: str) -> tuple[str, str, str, str]:
 
 def _marked(before: str, after: str) -> str:
     prefix, _, middle, suffix = _split(before, after)
-    return f"{esc(prefix)}<mark>{esc(middle)}</mark>{esc(suffix)}"
+    return f"{esc(prefix)}<mark class='diff'>{esc(middle)}</mark>{esc(suffix)}"
 
 
 def framing_change(plain: Item, framed: Item) -> str:
@@ -96,7 +96,7 @@ def framing_change(plain: Item, framed: Item) -> str:
         _, removed, inserted, _ = _split(before, after)
         shown = inserted[:INSERTED_SHOWN] + ("\u2026" if len(inserted) > INSERTED_SHOWN else "")
         parts.append(f"State: {len(inserted):,} characters inserted"
-                     + (f", {len(removed):,} removed" if removed else "") + f": <mark>{esc(shown)}</mark>")
+                     + (f", {len(removed):,} removed" if removed else "") + f": <mark class='diff'>{esc(shown)}</mark>")
     target = framed.extra.get("steer_to")
     if target is not None:
         parts.append(f"The inserted text argues for <code>{esc(target)}</code>.")
@@ -146,9 +146,9 @@ def family_framing_body(runs: FramedRuns, layout: TaskLayout) -> str:
                 cells = "".join(_answer_cell(framed, views[s], runs.answers[(s, layout.task)], i) for s in systems)
                 rows.append(f'<tr id="{esc(item.id)}"><th scope="row">{esc(framed.framing[i])}</th><td>{change}</td>'
                             f"<td><code>{esc(item.answer)}</code></td>{cells}</tr>")
-            tables.append(f"<h3>{esc(base)}</h3><table class=\"framings\"><thead><tr><th scope=\"col\">Framing</th>"
-                          f"<th scope=\"col\">What changed</th><th scope=\"col\">Gold</th>{head}</tr></thead>"
-                          f"<tbody>{''.join(rows)}</tbody></table>")
+            tables.append(f'<h3>{esc(base)}</h3><table class="data framings"><thead><tr>'
+                          f'<th scope="col">Framing</th><th scope="col">What changed</th><th scope="col">Gold</th>'
+                          f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
         name = layout.items[next(iter(members[group].values()))[0]].group or f"group {group}"
         out.append(section(f"Group {name}", "".join(tables), ident=f"g{group}"))
     return "".join(out)
@@ -179,8 +179,8 @@ def framing_index_body(runs: FramedRuns) -> str:
                       "negated, with renamed options, padded with irrelevant text, carrying steering text, and "
                       "together with other questions - gold is the same decision every time. Open a family to see "
                       "each group's plain and framed members side by side.")
-            + f'<table class="framing-index"><thead><tr><th scope="col">Family</th><th scope="col">System</th>{head}'
-            f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+            + '<table class="data framing-index"><thead><tr><th scope="col">Family</th><th scope="col">System</th>'
+            f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def framing_pages(runs: FramedRuns) -> dict[str, tuple[str, str]]:
