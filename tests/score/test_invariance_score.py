@@ -90,3 +90,23 @@ def test_core_items_given_as_the_suite_are_an_error_naming_the_folder(folders: d
     with pytest.raises(DecisionPivotError, match="not an invariance suite"):
         score_runs(folders["runs"], folders["core"], None, folders["root"] / "wrong", resamples=20, tasks=(),
                    figures=False, invariance=folders["core"], invariance_runs=folders["runs"])
+
+
+def test_dp_score_and_dp_report_take_a_suite_beside_the_core(folders: dict[str, Path]) -> None:
+    out = folders["root"] / "reports-cli"
+    common = {**os.environ, "MPLBACKEND": "Agg"}
+    done = subprocess.run(
+        [sys.executable, "-m", "decisionpivot.cli", "score", "--items", str(folders["core"]), "--runs",
+         str(folders["runs"]), "--out", str(out), "--reference", "", "--resamples", "20", "--nofigures",
+         "--invariance", str(folders["suite"]), "--invariance-runs", str(folders["inv"])],
+        capture_output=True, text=True, env=common, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "| Robust pair acc. | Flip rate |" in (out / "leaderboard.md").read_text()
+    assert (out / "invariance.md").is_file()
+    done = subprocess.run(
+        [sys.executable, "-m", "decisionpivot.cli", "report", "--reports", str(out), "--items", str(folders["core"]),
+         "--runs", str(folders["runs"]), "--out", str(out / "site"), "--gate", "", "--stability", "", "--partial",
+         "", "--invariance", str(folders["suite"]), "--invariance-runs", str(folders["inv"])],
+        capture_output=True, text=True, env=common, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert (out / "site" / "framings" / "fact_answerable.html").is_file()
