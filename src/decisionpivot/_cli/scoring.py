@@ -20,7 +20,8 @@ class ScoringVerbs:
     def score(self, runs: str = "runs", items: str | None = None, reference: str | None = "datasets/reference",
               out: str = "reports", systems: str | Sequence[str] | None = None, resamples: int = 1000,
               figures: bool = True, partial: bool = False, allow_modified_items: bool = False,
-              gate: str | None = None) -> None:
+              gate: str | None = None, invariance: str | None = None,
+              invariance_runs: str = "runs-invariance") -> None:
         """Score runs/<system>/<task>.jsonl: metrics with 95% bootstrap intervals, tables and figures.
 
         Writes <out>/scores.json, scoring.json, leaderboard.md/.csv/.tex, per-family, per-level and
@@ -46,6 +47,12 @@ class ScoringVerbs:
             says so. Without it such a file stops the scoring.
           gate: gate.json of `dp gate` (e.g. reports/gate.json): adds the leaderboard column "Cert. cov.",
             coverage at thresholds certified on fresh draws, beside the retrospective C(0.05). Default: none.
+          invariance: an invariance suite's items folder (e.g. datasets/invariance/1.0): its metrics (robust pair
+            accuracy, flip rate, negation coherence, steering success, request interference, accuracy per framing)
+            go into scoring.json's "invariance" section, <out>/invariance.md/.csv and two leaderboard columns.
+            A suite given as --items is scored the same way. Default: none.
+          invariance_runs: the suite's answer files, one sub-folder per system (`dp evaluate --items <suite>
+            --runs runs-invariance`).
         """
         from decisionpivot.reconstruct.scoring import register_card_tasks
         from decisionpivot.score.pipeline import score_runs
@@ -64,7 +71,8 @@ class ScoringVerbs:
         chosen = name_list(systems)
         scoring = score_runs(runs, folder, reference_dir, out, chosen, int(resamples), tasks=tasks,
                              figures=bool(figures), partial=bool(partial),
-                             allow_modified_items=bool(allow_modified_items), gate=gate)
+                             allow_modified_items=bool(allow_modified_items), gate=gate,
+                             invariance=invariance or None, invariance_runs=invariance_runs)
         print(leaderboard_markdown(scoring))
         if scoring.partial:
             from decisionpivot.score.partial import partial_markdown
@@ -193,7 +201,8 @@ class ScoringVerbs:
 
     def report(self, reports: str = "reports", items: str | None = None, runs: str = "runs", out: str | None = None,
                gate: str | None = None, stability: str | None = None,
-               partial: str | None = None) -> None:
+               partial: str | None = None, invariance: str | None = None,
+               invariance_runs: str = "runs-invariance") -> None:
         """Write the static HTML report of a scoring: <out>/index.html and its pages (open it in a browser).
 
         Leaderboard, systems x families heat map, levels, confidence (risk-coverage, reliability, pair
@@ -211,10 +220,15 @@ class ScoringVerbs:
           stability: comma-separated `dp stability` results (stability.json files or their folders;
             default every <reports>/stability*.json and <reports>/*/stability.json; --stability "" for none).
           partial: `dp score --partial`'s partial.csv (default <reports>/partial.csv if present; "" for none).
+          invariance: an invariance suite's items folder (scored with `dp score --invariance`): adds the framing
+            view (framings.html: each group's plain and framed members side by side). A suite given as --items
+            gets it too. Default: none.
+          invariance_runs: the suite's answer files (default runs-invariance).
         """
         from decisionpivot.report.site import report_site
 
-        built = report_site(reports, items if items else DEFAULT_CORE_DIR, runs, out, gate, stability, partial)
+        built = report_site(reports, items if items else DEFAULT_CORE_DIR, runs, out, gate, stability, partial,
+                            invariance=invariance or None, invariance_runs=invariance_runs)
         print(f"wrote {built.out}/ ({built.pages} pages, {built.files} files, {built.bytes / 1e6:.1f} MB); "
               f"open {built.out}/index.html")
 

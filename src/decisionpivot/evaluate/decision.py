@@ -178,4 +178,5 @@ register(KindSpec(
     required=("model",),
     make_runner=DecisionPipelineRunner,
     readout=decision_readout("pipeline"),
+    questions_per_request="several",  # the System One body, companions included, as transformers serve gets it
 ))

@@ -200,6 +200,9 @@ class KindSpec:
     instead: Mapping[str, str] = field(default_factory=dict)
     """Required key -> the key that may stand in for it (``base_url`` -> ``serve``: the runner starts the
     server and knows its URL)."""
+    questions_per_request: str = "one"
+    """``several``: the kind sends an item's ``companions`` (invariance suite, framing ``together``) with its question
+    in one request; ``one``: it asks the item's question alone. Recorded in the meta of items files with companions."""
 
 
 _KINDS: dict[str, KindSpec] = {}

@@ -7,9 +7,10 @@ questions (the noul criteria are appended to the instructions, as LangChain maps
 in the item's order. Structured states are sent as their indented JSON (``input`` is text).
 
 Response: ``answers``, an array in question order; the answer is found by its ``name``, never by
-position. predicate -> ``probability`` = P(yes); choice -> ``probabilities`` [{value, probability}]
-(values may be booleans: they are matched as ``true``/``false``). A per-question ``refusal`` is an
-error record with the refusal's text.
+position (an invariance-suite item's ``companions`` are further named questions of the same
+request, ``companion-<id>``; only ``decision`` is recorded). predicate -> ``probability`` = P(yes);
+choice -> ``probabilities`` [{value, probability}] (values may be booleans: they are matched as
+``true``/``false``). A per-question ``refusal`` is an error record with the refusal's text.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from decisionpivot.evaluate.kinds import KindSpec, Setting, register, text, url_
 from decisionpivot.evaluate.questions import (
     DECISION_SETTINGS,
     NO,
+    SEVERAL,
     YES,
     AnswerError,
     DecisionQuestion,
@@ -33,12 +35,12 @@ from decisionpivot.evaluate.systemone import QUESTION_ID, decision_readout
 from decisionpivot.items import Item, render_state
 
 
-def openai_question(question: DecisionQuestion) -> dict[str, Any]:
+def openai_question(question: DecisionQuestion, name: str = QUESTION_ID) -> dict[str, Any]:
     if question.type == "noul":
         instructions = (f"{question.instructions}\nTrue means: {meaning(question, YES)}\n"
                         f"False means: {meaning(question, NO)}")
-        return {"type": "predicate", "name": QUESTION_ID, "instructions": instructions}
-    return {"type": "choice", "name": QUESTION_ID, "instructions": question.instructions,
+        return {"type": "predicate", "name": name, "instructions": instructions}
+    return {"type": "choice", "name": name, "instructions": question.instructions,
             "choices": [{"value": key, "description": text_} for key, text_ in question.options]}
 
 
@@ -80,7 +82,8 @@ def read_openai_answer(item: Item, question: DecisionQuestion, answers: Any, tol
 class OpenAIDecisionsWire(DecisionWire):
     def body(self, item: Item, question: DecisionQuestion) -> dict[str, Any]:
         return {"model": self.settings["model"], "input": render_state(item.state),
-                "questions": [openai_question(question)]}
+                "questions": [openai_question(question),
+                              *(openai_question(q, name) for name, q in self.companions(item))]}
 
     def read(self, item: Item, question: DecisionQuestion, body: dict[str, Any], tolerance: float) -> dict[str, float]:
         return read_openai_answer(item, question, body.get("answers"), tolerance)
@@ -100,4 +103,5 @@ register(KindSpec(
     instead=SERVED_INSTEAD,
     make_runner=lambda system: HttpRunner(system, OpenAIDecisionsWire(system.settings)),
     readout=decision_readout("openai_decisions"),
+    questions_per_request=SEVERAL,
 ))

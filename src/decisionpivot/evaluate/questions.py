@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.http import usage_fields
 from decisionpivot.evaluate.kinds import INPUT_RESTRICTION, Setting, number, one_of, optional_integer
 from decisionpivot.evaluate.prompt import ReplyError, probability
@@ -58,6 +59,31 @@ class DecisionQuestion:
 
 def is_yes_no(item: Item) -> bool:
     return sorted(item.option_keys) == [NO, YES]
+
+
+SEVERAL = "several"
+"""``questions_per_request`` of the kinds that send an item's companion questions with it."""
+COMPANION_PREFIX = "companion-"
+"""Companion questions are sent under ``companion-<id>`` (never the item's own question id)."""
+
+
+def companion_questions(item: Item, yes_no: str) -> list[tuple[str, DecisionQuestion]]:
+    """The item's ``companions`` (invariance suite, framing ``together``: further questions about the same state,
+    each ``{"id", "question", "options": [{"key", "meaning"}...], "answer"}``) as (request id, typed question),
+    asked like the item (yes/no companions as ``noul`` unless ``yes_no`` is ``choice``). Their answers are not
+    recorded: they share the request only to test whether they move the item's answer."""
+    companions = item.extra.get("companions") or []
+    out = []
+    for n, companion in enumerate(companions if isinstance(companions, list) else [None]):
+        try:
+            options = tuple((str(o["key"]), str(o["meaning"])) for o in companion["options"])
+            name, instructions = str(companion["id"]), str(companion["question"])
+        except (TypeError, KeyError):
+            raise DecisionPivotError(f"item {item.id}: companion {n + 1} is not {{id, question, options: [{{key, "
+                                     f"meaning}}...], answer}}") from None
+        kind = "noul" if yes_no == "noul" and sorted(k for k, _ in options) == [NO, YES] else "choice"
+        out.append((COMPANION_PREFIX + name, DecisionQuestion(kind, item.state, instructions, options)))
+    return out
 
 
 def as_question(item: Item, yes_no: str) -> DecisionQuestion:
@@ -137,6 +163,10 @@ class DecisionWire:
 
     def question(self, item: Item) -> DecisionQuestion:
         return as_question(item, str(self.settings["yes_no"]))
+
+    def companions(self, item: Item) -> list[tuple[str, DecisionQuestion]]:
+        """The item's companion questions, sent in the same request (see :func:`companion_questions`)."""
+        return companion_questions(item, str(self.settings["yes_no"]))
 
     def body(self, item: Item, question: DecisionQuestion) -> dict[str, Any]:
         """The request body of the shape."""

@@ -203,6 +203,8 @@ def evaluate_system(
                 items = chosen if k == 0 else [permuted(item, k) for item in chosen]
                 extra = {"items_check": how, "allow_modified_items": allow_modified_items,
                          "permutation": None if k == 0 else {"k": k, "of": permute_options}}
+                if any(item.extra.get("companions") for item in chosen):  # an invariance suite's together items
+                    extra["questions_per_request"] = system.spec.questions_per_request
                 results.append(_run_task(system, runner, task, path, sha256, items, runs_dir, shard, progress,
                                          restart, retry_errors, extra, None if k == 0 else k))
     finally:

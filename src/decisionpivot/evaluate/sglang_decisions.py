@@ -3,8 +3,9 @@
 Request: ``{"model", "input": <state as text>, "questions": [{"id": "decision", "type": "yes_no" |
 "choice", "question": <instructions>, "options": [{"name": key, "description": meaning}]}]}``; a
 yes/no item is a ``yes_no`` question with ``yes``/``no`` descriptions unless ``yes_no: choice``.
-``temperature`` is sent when set. Response: ``answers`` {id: {type, probabilities, label_mass,
-choice}} - read by id; yes_no probabilities are keyed ``yes``/``no`` (or ``true``/``false``);
+``temperature`` is sent when set; an invariance-suite item's ``companions`` are further questions of the
+request (``companion-<id>``), only ``decision`` is recorded. Response: ``answers`` {id: {type,
+probabilities, label_mass, choice}} - read by id; yes_no probabilities are keyed ``yes``/``no`` (or ``true``/``false``);
 ``usage.prompt_tokens`` is the input size. SGLang reads at most 26 option labels and refuses an
 open reasoning block (400): both are recorded as errors, the first as an input restriction.
 """
@@ -18,6 +19,7 @@ from decisionpivot.evaluate.kinds import KindSpec, Setting, optional_number, reg
 from decisionpivot.evaluate.questions import (
     DECISION_SETTINGS,
     NO,
+    SEVERAL,
     YES,
     AnswerError,
     DecisionQuestion,
@@ -29,11 +31,11 @@ from decisionpivot.evaluate.systemone import QUESTION_ID, decision_readout, labe
 from decisionpivot.items import Item, render_state
 
 
-def sglang_question(question: DecisionQuestion) -> dict[str, Any]:
+def sglang_question(question: DecisionQuestion, name: str = QUESTION_ID) -> dict[str, Any]:
     if question.type == "noul":
-        return {"id": QUESTION_ID, "type": "yes_no", "question": question.instructions,
+        return {"id": name, "type": "yes_no", "question": question.instructions,
                 "yes": meaning(question, YES), "no": meaning(question, NO)}
-    return {"id": QUESTION_ID, "type": "choice", "question": question.instructions,
+    return {"id": name, "type": "choice", "question": question.instructions,
             "options": [{"name": key, "description": text_} for key, text_ in question.options]}
 
 
@@ -54,7 +56,8 @@ def read_sglang_answer(item: Item, question: DecisionQuestion, answers: Any, tol
 class SGLangDecisionsWire(DecisionWire):
     def body(self, item: Item, question: DecisionQuestion) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.settings["model"], "input": render_state(item.state),
-                                "questions": [sglang_question(question)]}
+                                "questions": [sglang_question(question),
+                                              *(sglang_question(q, name) for name, q in self.companions(item))]}
         if self.settings.get("temperature") is not None:
             body["temperature"] = self.settings["temperature"]
         return body
@@ -83,4 +86,5 @@ register(KindSpec(
     instead=SERVED_INSTEAD,
     make_runner=lambda system: HttpRunner(system, SGLangDecisionsWire(system.settings)),
     readout=decision_readout("sglang_decisions"),
+    questions_per_request=SEVERAL,
 ))

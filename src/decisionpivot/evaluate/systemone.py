@@ -2,7 +2,9 @@
 
 ``POST <base_url><path>`` (path ``/v1/systemone`` by default) with ``{"model", "state", "questions":
 {"decision": Q}}``: one item per request, since a request holds one state (its questions are
-answered independently, so asking one question loses nothing). Q is the item as a typed question
+answered independently, so asking one question loses nothing). An invariance-suite item with
+``companions`` (framing ``together``) sends them too, as ``companion-<id>`` questions of the same
+request; only the ``decision`` answer is recorded. Q is the item as a typed question
 (:mod:`decisionpivot.evaluate.questions`): ``noul`` with criteria ``{"true", "false"}`` for yes/no items
 (unless ``yes_no: choice``), else ``choice`` with criteria option key -> meaning in the item's order.
 
@@ -27,6 +29,7 @@ from decisionpivot.evaluate.kinds import KindSpec, Setting, register, text, url_
 from decisionpivot.evaluate.questions import (
     DECISION_SETTINGS,
     NO,
+    SEVERAL,
     YES,
     AnswerError,
     DecisionQuestion,
@@ -86,8 +89,9 @@ class SystemOneWire(DecisionWire):
     """The System One body over the shared HTTP engine."""
 
     def body(self, item: Item, question: DecisionQuestion) -> dict[str, Any]:
-        return {"model": self.settings["model"], "state": item.state,
-                "questions": {QUESTION_ID: systemone_question(question)}}
+        questions = {QUESTION_ID: systemone_question(question)}
+        questions.update({name: systemone_question(q) for name, q in self.companions(item)})
+        return {"model": self.settings["model"], "state": item.state, "questions": questions}
 
     def read(self, item: Item, question: DecisionQuestion, body: dict[str, Any], tolerance: float) -> dict[str, float]:
         if not isinstance(body.get("answers"), dict):
@@ -124,4 +128,5 @@ register(KindSpec(
     instead=SERVED_INSTEAD,
     make_runner=lambda system: HttpRunner(system, SystemOneWire(system.settings)),
     readout=decision_readout("systemone"),
+    questions_per_request=SEVERAL,
 ))

@@ -27,8 +27,9 @@ from decisionpivot.report.deployment_pages import PAGE as DEPLOYMENT_PAGE
 from decisionpivot.report.deployment_pages import cost_figures, deployment_body
 from decisionpivot.report.facts import SystemFacts, system_facts
 from decisionpivot.report.family_pages import family_body
+from decisionpivot.report.framing_pages import FramedRuns, framed_runs, framing_pages
 from decisionpivot.report.groups import browser_body, data_files
-from decisionpivot.report.html import SiteInfo, esc, page
+from decisionpivot.report.html import SiteInfo, esc, page, paragraph
 from decisionpivot.report.inputs import ReportInputs, read_inputs
 from decisionpivot.report.overview import (
     binary_pairs,
@@ -84,9 +85,13 @@ def _footer(inputs: ReportInputs) -> str:
             f"{esc(scoring.get('seed', '?'))}. The same inputs give the same bytes.</p>")
 
 
-def build_files(inputs: ReportInputs, progress: bool | None = None) -> dict[str, bytes]:
-    """Every file of the site: path inside the site -> bytes."""
+def build_files(
+    inputs: ReportInputs, progress: bool | None = None, framed: FramedRuns | None = None
+) -> dict[str, bytes]:
+    """Every file of the site: path inside the site -> bytes (with ``framed``, an invariance suite's framing view)."""
     extra = []
+    if framed is not None:
+        extra.append(("framings.html", "Framings"))
     if inputs.stability:
         extra.append(("stability.html", "Stability"))
     if inputs.gate is not None:
@@ -146,9 +151,14 @@ def build_files(inputs: ReportInputs, progress: bool | None = None) -> dict[str,
             decisive[layout.task] = family_decisive(layout.task, layout.items, inputs.manifest)
             bar.update()
         files.update(data_files(inputs, decisive))
-        add("groups.html", "Contrast-group browser", browser_body(inputs),
+        add("groups.html", "Contrast-group browser", browser_body(inputs) + (
+            paragraph('The invariance suite\'s members under every framing, side by side: '
+                      '<a href="framings.html">Framings</a>.') if framed is not None else ""),
             scripts=("assets/groups.js",) if inputs.families else ())
         bar.update()
+        if framed is not None:
+            for path, (title, body) in framing_pages(framed).items():
+                add(path, title, body)
     return dict(sorted(files.items()))
 
 
@@ -182,6 +192,28 @@ def _replace(out: Path, files: Mapping[str, bytes]) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+def suite_runs(inputs: ReportInputs, invariance: str | Path | None, runs: str | Path) -> FramedRuns | None:
+    """The invariance suite the framing view shows: the report's own items when framed, else ``invariance``
+    answered under ``runs`` by the scored systems (None: no suite)."""
+    from decisionpivot.report.facts import ranked_systems
+
+    records = (inputs.scoring.get("invariance") or {}).get("records", ())
+    systems = ranked_systems(inputs)
+    framed = framed_runs(inputs.layouts, inputs.answers, systems, records)
+    if framed is not None or invariance is None:
+        return framed
+    from decisionpivot.score.pipeline import load_runs
+
+    present = [s for s in systems if (Path(runs) / s).is_dir()]
+    if not present:
+        raise DecisionPivotError(f"{runs}: no answers of {', '.join(systems)} to the invariance suite {invariance}")
+    loaded = load_runs(runs, invariance, None, present, ())
+    found = framed_runs(loaded.core, loaded.answers, present, records)
+    if found is None:
+        raise DecisionPivotError(f"{invariance}: not an invariance suite (its items have no 'framing' and 'base')")
+    return found
+
+
 def _names(value: str | Sequence[str] | None) -> list[str] | None:
     if value is None:
         return None
@@ -193,11 +225,14 @@ def _names(value: str | Sequence[str] | None) -> list[str] | None:
 def report_site(reports: str | Path = "reports", items: str | Path | None = None, runs: str | Path = "runs",
                 out: str | Path | None = None, gate: str | None = None,
                 stability: str | Sequence[str] | None = None, partial: str | None = None,
-                progress: bool | None = None) -> BuiltSite:
-    """Read the inputs (:func:`decisionpivot.report.inputs.read_inputs`), build and write the site."""
+                progress: bool | None = None, invariance: str | Path | None = None,
+                invariance_runs: str | Path = "runs-invariance") -> BuiltSite:
+    """Read the inputs (:func:`decisionpivot.report.inputs.read_inputs`), build and write the site; with an
+    invariance suite (the items folder itself, or ``invariance`` answered under ``invariance_runs``), its
+    framing view too."""
     inputs = read_inputs(reports, items, runs, gate, _names(stability), partial)
     folder = Path(out) if out is not None else Path(reports) / "site"
-    files = build_files(inputs, progress)
+    files = build_files(inputs, progress, suite_runs(inputs, invariance, invariance_runs))
     _replace(folder, files)
     return BuiltSite(folder, len(files), sum(len(d) for d in files.values()),
                      sum(1 for name in files if name.endswith(".html")))

@@ -186,6 +186,7 @@ def score_loaded(
     leaderboard)."""
     from decisionpivot.overlap.provenance import provenance_folder, read_provenance
     from decisionpivot.score.certified import read_certified
+    from decisionpivot.score.invariance import asked_one_question, score_invariance
     from decisionpivot.score.operations import system_operations
     from decisionpivot.score.partial import partial_score
     from decisionpivot.score.robustness import order_free_families, order_robustness
@@ -234,6 +235,37 @@ def score_loaded(
         certified=certified,
         certified_note=certified_note,
         provenance=read_provenance(provenance_folder(runs), loaded.systems) if runs else (),
+        invariance=tuple(score_invariance(loaded.core, loaded.answers, loaded.systems, resamples, seed)),
+        one_question=asked_one_question(loaded.core, loaded.answers, loaded.systems),
+    )
+
+
+def with_invariance(
+    scoring: Scoring, items: str | Path, runs: str | Path, allow_modified_items: bool = False
+) -> Scoring:
+    """``scoring`` with the invariance metrics of a suite (``items``: its folder of framed ``<family>.jsonl``)
+    answered under ``runs`` by the scored systems that have a folder there; the suite's exclusions and warnings
+    join the scoring's warnings, prefixed ``invariance suite``."""
+    from decisionpivot.score.invariance import asked_one_question, is_framed, score_invariance
+
+    present = [s for s in scoring.systems if (Path(runs) / s).is_dir()]
+    if not present:
+        return replace(scoring, warnings=(*scoring.warnings,
+                                          f"invariance suite: no system folder of {', '.join(scoring.systems)} "
+                                          f"in {runs}; not scored"), _index={})
+    loaded = load_runs(runs, items, None, present, (), allow_modified_items)
+    plain = [layout.items_path.name for layout in loaded.core if not is_framed(layout)]
+    if plain:
+        raise DecisionPivotError(f"{items}: not an invariance suite ({', '.join(plain)} has items without "
+                                 "'framing' and 'base')")
+    notes = [f"invariance suite: {warning}" for warning in loaded.warnings]
+    notes += [f"invariance suite: {x.system} / {x.task}: {x.reason}" for x in loaded.exclusions]
+    return replace(
+        scoring,
+        invariance=tuple(score_invariance(loaded.core, loaded.answers, present, scoring.resamples, scoring.seed)),
+        one_question=asked_one_question(loaded.core, loaded.answers, present),
+        warnings=(*scoring.warnings, *notes),
+        _index={},
     )
 
 
@@ -255,18 +287,24 @@ def score_runs(
     partial: bool = False,
     allow_modified_items: bool = False,
     gate: str | Path | None = None,
+    invariance: str | Path | None = None,
+    invariance_runs: str | Path = "runs-invariance",
 ) -> Scoring:
     """Read, score and write every report and figure under ``out``; returns the scoring.
 
     With ``partial``, tasks below 99% coverage are also scored on their answered items, in
     ``partial.md`` / ``partial.csv`` (labelled "partial, not comparable"; never on the leaderboard).
     With ``gate`` (a `dp gate` gate.json), the leaderboard gets the "Cert. cov." column.
+    With ``invariance`` (an invariance suite's items folder, answered under ``invariance_runs``), the suite's
+    metrics join the scoring (:func:`with_invariance`); a suite given as ``items`` is scored the same way.
     """
     from decisionpivot.score.report import write_reports
 
     loaded = load_runs(runs, items, reference, systems, tasks, allow_modified_items)
     scoring = score_loaded(loaded, resamples, seed, jobs or default_jobs(), runs=Path(runs), partial=partial,
                            gate=Path(gate) if gate is not None else None)
+    if invariance is not None:
+        scoring = with_invariance(scoring, invariance, invariance_runs, allow_modified_items)
     cards = {card.name: (card.layer, card.metric, card.chance) for card, _ in loaded.reference}
     write_reports(scoring, out, cards)
     if figures:

@@ -30,6 +30,7 @@ from decisionpivot.overlap.provenance import provenance_footnote, provenance_mar
 from decisionpivot.score.bootstrap import CONFIDENCE_LEVEL
 from decisionpivot.score.certified import CERTIFIED_HEADING
 from decisionpivot.score.core import CHANCE_METRIC, CORE_METRICS, FAMILY_MACRO
+from decisionpivot.score.invariance import FRAMINGS, INVARIANCE, INVARIANCE_METRICS, PLAIN, invariance_metadata
 from decisionpivot.score.reference import SCORE
 from decisionpivot.score.results import CORE, MACRO, REFERENCE, UNIFORM_GUESS, Estimate, Scoring
 
@@ -44,6 +45,16 @@ LEADERBOARD: tuple[tuple[str, str, str], ...] = (
     (SCORE, REFERENCE, "Reference"),
 )
 """Leaderboard columns: (metric, track, heading); all are ``macro`` over all levels."""
+INVARIANCE_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("robust_pair_accuracy", INVARIANCE, "Robust pair acc."),
+    ("flip_rate", INVARIANCE, "Flip rate"),
+)
+"""Leaderboard columns added when the scoring has an invariance suite (decisionpivot.score.invariance)."""
+
+
+def leaderboard_columns(scoring: Scoring) -> tuple[tuple[str, str, str], ...]:
+    """The leaderboard's metric columns: :data:`LEADERBOARD`, then :data:`INVARIANCE_COLUMNS` with a suite."""
+    return LEADERBOARD + (INVARIANCE_COLUMNS if scoring.invariance else ())
 FAMILY_TABLES = ("pair_accuracy", "item_accuracy", "pair_direction", "coverage_at_5")
 LEVEL_TABLES = ("pair_accuracy", "item_accuracy")
 DASH = "-"
@@ -170,7 +181,7 @@ def leaderboard_rows(scoring: Scoring) -> list[tuple[str, list[Estimate | None],
     return [
         (
             system,
-            [scoring.get(system, track, MACRO, metric) for metric, track, _ in LEADERBOARD],
+            [scoring.get(system, track, MACRO, metric) for metric, track, _ in leaderboard_columns(scoring)],
             _coverage_notes(scoring, system) + provenance_notes(scoring.provenance, system),
         )
         for system in _ranked_systems(scoring)
@@ -221,6 +232,11 @@ def _footnotes(scoring: Scoring) -> list[str]:
                      f"{', '.join(unchecked)}.")
     if scoring.certified is not None:
         notes.append(scoring.certified_note)
+    if scoring.invariance:
+        notes.append("Robust pair acc. and Flip rate come from the invariance suite (macro over its families; "
+                     "invariance.md has every framing and metric): a contrast group counts only if every member is "
+                     "right under every framing; the flip rate is the share of framed items answered differently "
+                     "from their plain item although gold is the same.")
     if scoring.provenance:
         notes.append(provenance_footnote())
     if scoring.partial:
@@ -295,7 +311,8 @@ def _certified_value(scoring: Scoring, system: str, digits: int = 1) -> str:
 
 def leaderboard_markdown(scoring: Scoring) -> str:
     """The leaderboard: systems scored on every family ranked together; the others in a table of their own."""
-    headings = _with_certified(scoring, [heading for _, _, heading in LEADERBOARD], [CERTIFIED_HEADING])
+    headings = _with_certified(scoring, [heading for _, _, heading in leaderboard_columns(scoring)],
+                               [CERTIFIED_HEADING])
     header = ["#", "System", *headings, *OPERATIONS, "Notes"]
     numbers = ranks(scoring)
     rows, partial = [], []
@@ -326,7 +343,7 @@ def leaderboard_markdown(scoring: Scoring) -> str:
 
 def leaderboard_csv(scoring: Scoring) -> bytes:
     header = ["rank", "system", "comparability"]
-    for metric, _, _ in LEADERBOARD:
+    for metric, _, _ in leaderboard_columns(scoring):
         name = "reference_score" if metric == SCORE else metric
         header += [name, f"{name}_ci_low", f"{name}_ci_high"]
     header = _with_certified(scoring, header, ["certified_coverage"], 3 + 3 * CERTIFIED_AFTER)
@@ -366,7 +383,7 @@ def _latex_escape(text: str) -> str:
 
 
 def leaderboard_latex(scoring: Scoring) -> str:
-    headings = _with_certified(scoring, [h for _, _, h in LEADERBOARD], [CERTIFIED_HEADING])
+    headings = _with_certified(scoring, [h for _, _, h in leaderboard_columns(scoring)], [CERTIFIED_HEADING])
     columns = "rl" + "c" * len(headings)
     head = " & ".join(["\\#", "System", *[_latex_escape(h) for h in headings]])
     lines = [
@@ -467,6 +484,50 @@ def reference_tasks_markdown(scoring: Scoring, task_cards: dict[str, tuple[str, 
     )
 
 
+INVARIANCE_SUMMARY = ("robust_pair_accuracy", "plain_pair_accuracy", "flip_rate", "negation_coherence", "negation_gap",
+                      "steering_success", "request_interference")
+"""Columns of the invariance summary tables (one value per system and family)."""
+
+
+def _framing_cell(scoring: Scoring, system: str, task: str, framing: str) -> str:
+    accuracy = scoring.get(system, INVARIANCE, task, f"accuracy:{framing}")
+    if accuracy is None:
+        return DASH
+    if framing == PLAIN:
+        return _cell(accuracy)
+    change = scoring.get(system, INVARIANCE, task, f"accuracy_change:{framing}")
+    flips = scoring.get(system, INVARIANCE, task, f"flip_rate:{framing}")
+    delta = DASH if change is None or math.isnan(change.value) else f"{change.value:+.1f}"
+    return f"{_cell(accuracy)} ({delta}; flip {_cell(flips)})"
+
+
+def invariance_markdown(scoring: Scoring) -> str:
+    """The invariance tables: a summary per family (and macro), then accuracy per framing for each family."""
+    systems = [s for s in _ranked_systems(scoring) if any(e.system == s for e in scoring.invariance)]
+    families = sorted({e.task for e in scoring.invariance if e.task != MACRO},
+                      key=lambda t: scoring.core_tasks.index(t) if t in scoring.core_tasks else len(scoring.core_tasks))
+    text = ("# Invariance suite\n\nThe other half of a decision: the same item reworded, negated, relabelled, padded "
+            "with irrelevant text, carrying steering text, or asked with other questions; gold is the same decision "
+            "every time. Values 0-100 with 95% group-bootstrap intervals (every framing of a contrast group resampled "
+            "together).\n\n" + "\n".join(f"- `{m}`: {meaning}" for m, meaning in INVARIANCE_METRICS.items()) + "\n")
+    if scoring.one_question:
+        text += (f"\nAsked one question per request (no request interference): {', '.join(scoring.one_question)}; "
+                 "their `together` items are the plain question asked again.\n")
+    header = ["System", *INVARIANCE_SUMMARY]
+    for task in [MACRO, *families]:
+        rows = [[markdown_text(system), *[_cell(scoring.get(system, INVARIANCE, task, m)) for m in INVARIANCE_SUMMARY]]
+                for system in systems]
+        text += f"\n## {'Macro over families' if task == MACRO else task}\n\n" + markdown_table(header, rows)
+    for task in [MACRO, *families]:
+        present = {e.metric for e in scoring.invariance if e.task == task}
+        rows = [[framing, *[_framing_cell(scoring, system, task, framing) for system in systems]]
+                for framing in FRAMINGS if f"accuracy:{framing}" in present]
+        title = "Every family" if task == MACRO else task
+        text += (f"\n## {title} by framing\n\nItem accuracy (change from plain; flip rate).\n\n"
+                 + markdown_table(["Framing", *map(markdown_text, systems)], rows))
+    return text
+
+
 def _records_csv(estimates: Sequence[Estimate]) -> bytes:
     header = ["system", "track", "task", "level", "metric", "value", "ci_low", "ci_high", "n"]
     rows = []
@@ -507,6 +568,7 @@ def scoring_metadata(scoring: Scoring) -> dict[str, Any]:
         "operations": [asdict(o) for o in scoring.operations],
         "robustness": [asdict(r) for r in scoring.robustness],
         "leaderboard": leaderboard_order(scoring),
+        **({"invariance": invariance_metadata(scoring.invariance, scoring.one_question)} if scoring.invariance else {}),
     }
 
 
@@ -551,6 +613,9 @@ def write_reports(
     if scoring.robustness:
         files["robustness.csv"] = _csv(list(asdict(scoring.robustness[0])),
                                        [list(asdict(r).values()) for r in scoring.robustness])
+    if scoring.invariance:
+        files["invariance.md"] = invariance_markdown(scoring)
+        files["invariance.csv"] = _records_csv(list(scoring.invariance))
     if scoring.reference_tasks:
         files["reference_layers.md"] = reference_layers_markdown(scoring)
         files["reference_layers.csv"] = _records_csv(

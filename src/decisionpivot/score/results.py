@@ -193,13 +193,18 @@ class Scoring:
     """Leaderboard footnote of the "Cert. cov." column."""
     provenance: tuple[TaskProvenance, ...] = ()
     """Training-data provenance flags of the systems with a provenance file (decisionpivot.overlap.provenance)."""
+    invariance: tuple[Estimate, ...] = ()
+    """Invariance-suite estimates (track ``invariance``, decisionpivot.score.invariance); empty without a suite."""
+    one_question: tuple[str, ...] = ()
+    """Systems that asked the suite's ``together`` items one question per request (no request interference)."""
     _index: dict[tuple[str, str, str, int | None, str], Estimate] = field(
         default_factory=dict, compare=False, repr=False
     )
 
     def __post_init__(self) -> None:
         self._index.update({e.key: e for e in self.estimates})
-        prefill_intervals(self.estimates)
+        self._index.update({e.key: e for e in self.invariance})
+        prefill_intervals([*self.estimates, *self.invariance])
 
     def get(
         self, system: str, track: str, task: str, metric: str, level: int | None = None
