@@ -10,10 +10,9 @@ Format (``format: decisionpivot-recalibration``, ``format_version: 1``)::
      "package_version": ...}
 
 :func:`recalibrated_confidence` is the one place a map is applied (``dp recalibrate apply``, ``dp monitor
---map``, and `dp gate` once it certifies on recalibrated confidences: read the map with :func:`read_map`, map
-each calibration and release :class:`~decisionpivot.gate.calibration.FamilyAnswers`' confidence with
-:func:`recalibrated_confidence` before the test and the check, and record ``RecalibrationMap.sha256`` and
-``record["fitted_on"]`` in the certificate, so a team applies the same map at the same threshold).
+--map``, and ``dp gate --recalibration``, which maps every calibration and release confidence before the test
+and the check and records ``RecalibrationMap.sha256`` and ``record["fitted_on"]`` in the certificate, so a
+team applies the same map at the same threshold: :mod:`decisionpivot.gate.recalibration`).
 """
 
 from __future__ import annotations
