@@ -141,7 +141,8 @@ class MonitorVerb:
           items: the labelled items those answers answer (default datasets/core/<version>).
           csv: labelled sample as a CSV with columns confidence, correct (0/1) and optionally family.
           alpha: level of the exceedance test.
-          map: a `dp recalibrate` map applied to the confidences first (when the certificate was made on them).
+          map: a `dp recalibrate` map applied to the confidences first: required when the certificate was made on
+            recalibrated confidences (`dp gate --recalibration`), and then the very map it records (SHA-256).
           out: folder for monitor.md and monitor.json (default: print only).
         """
         import json
@@ -149,6 +150,7 @@ class MonitorVerb:
         from decisionpivot.items import atomic_write_bytes
         from decisionpivot.monitor.run import (
             Sample,
+            check_map,
             monitor,
             monitoring_markdown,
             monitoring_record,
@@ -162,11 +164,17 @@ class MonitorVerb:
         cert = read_certificate(Path(certificate))
         samples = (read_answers_sample(Path(answers), Path(items) if items else DEFAULT_CORE_DIR) if answers
                    else read_csv_sample(Path(str(csv))))
+        mapping = None
         if map is not None:
-            from decisionpivot.recalibrate.map_file import read_map, recalibrated_confidence
+            from decisionpivot.recalibrate.map_file import read_map
 
             mapping = read_map(map)
-            samples = [Sample(s.family, recalibrated_confidence(mapping, s.confidence), s.correct) for s in samples]
+        check_map(cert, map, None if mapping is None else mapping.sha256)
+        if mapping is not None:
+            from decisionpivot.recalibrate.map_file import recalibrated_confidence
+
+            samples = [Sample(s.family, recalibrated_confidence(mapping, s.confidence, s.probabilities, s.option_count),
+                              s.correct) for s in samples]
         result = monitor(cert, samples, str(answers or csv), float(alpha), map)
         print(monitoring_markdown(result))
         if out is not None:

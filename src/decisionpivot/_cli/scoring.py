@@ -158,7 +158,7 @@ class ScoringVerbs:
              calibration_items: str = "datasets/fresh", seeds: str | Sequence[str] | None = None,
              target_risk: float | None = None, delta: float | None = None,
              systems: str | Sequence[str] | None = None, out: str = "reports", resamples: int | None = None,
-             params: str | None = None) -> None:
+             params: str | None = None, recalibration: str | None = None) -> None:
         """Certify a confidence threshold per system and family on fresh draws; check it on the release.
 
         With probability >= 1 - delta over the calibration draws, the error rate among the items a system
@@ -187,6 +187,9 @@ class ScoringVerbs:
           resamples: bootstrap resamples of the release intervals (seed 20261007, as dp score; default 1000).
           params: YAML file whose `gate:` section gives seeds, target_risk, delta and resamples (the DVC
             stage passes params.yaml); flags given on the command line win.
+          recalibration: a `dp recalibrate` map file (maps/<system>.json; gate only its system), or a folder of
+            them (<system>.json or maps/<system>.json): certify and check on recalibrated confidences. Refused
+            when a map was fitted on any of the calibration draws; its SHA-256 goes into the certificate.
         """
         from decisionpivot.gate.report import gate_summary, write_gate
         from decisionpivot.gate.run import gate_runs, resolve_settings
@@ -194,7 +197,8 @@ class ScoringVerbs:
         chosen, settings = resolve_settings(Path(params) if params else None, name_list(seeds), target_risk, delta,
                                             resamples, Path(calibration_runs))
         gating = gate_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, Path(calibration_runs),
-                           Path(calibration_items), chosen, settings, name_list(systems))
+                           Path(calibration_items), chosen, settings, name_list(systems),
+                           recalibration=Path(recalibration) if recalibration else None)
         print(gate_summary(gating))
         for path in write_gate(gating, Path(out)):
             print(f"wrote {path}")

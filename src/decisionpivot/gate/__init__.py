@@ -10,6 +10,7 @@ release, so they are a calibration set that never touches the released items:
   start a pilot split chooses, one member per contrast group;
 * :mod:`~decisionpivot.gate.calibration` - reading the calibration draws and answers;
 * :mod:`~decisionpivot.gate.check` - realised risk and coverage on the release;
+* :mod:`~decisionpivot.gate.recalibration` - certifying on confidences a `dp recalibrate` map recalibrated;
 * :mod:`~decisionpivot.gate.report` - ``gate.json``, ``gate.md`` and one JSON per system;
 * :mod:`~decisionpivot.gate.run` - the whole ``dp gate``.
 """

@@ -14,6 +14,7 @@ from typing import Any
 from decisionpivot import BENCHMARK_VERSION, __version__
 from decisionpivot.gate.calibration import CalibrationDraw
 from decisionpivot.gate.method import METHOD, REFERENCE, THRESHOLD_GRID, guarantee_text, percent_text
+from decisionpivot.gate.recalibration import map_record
 from decisionpivot.gate.run import AUTOMATE, Entry, Gating, SystemGate
 from decisionpivot.items import atomic_write_bytes
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED
@@ -87,6 +88,11 @@ def _gap(system: SystemGate) -> float | None:
     return None if certified is None or retrospective is None else retrospective - certified
 
 
+def _recalibrated(record: dict[str, Any], system: SystemGate) -> dict[str, Any]:
+    """``record`` with the map the system was certified with (unchanged when certified on its own confidences)."""
+    return record if system.recalibration is None else {**record, "recalibration": map_record(system.recalibration)}
+
+
 def gate_record(gating: Gating) -> dict[str, Any]:
     """The whole of gate.json."""
     s = gating.settings
@@ -108,14 +114,14 @@ def gate_record(gating: Gating) -> dict[str, Any]:
         "release": {"items": gating.release_items.as_posix(), "manifest_sha256": gating.release_manifest_sha256,
                     "families": dict(sorted(gating.release_families.items()))},
         "systems": {
-            g.system: {
+            g.system: _recalibrated({
                 "families": {family: entry_record(e) for family, e in sorted(g.families.items())},
                 "pooled": entry_record(g.pooled),
                 "certified_coverage_macro": _fraction(g.certified_coverage_macro),
                 "retrospective_coverage_macro": _fraction(g.retrospective_coverage_macro),
                 "gap_macro": _fraction(_gap(g)),
                 "fingerprints": dict(sorted(g.release_fingerprints.items())),
-            }
+            }, g)
             for g in gating.systems
         },
     }
@@ -129,7 +135,7 @@ def _deployable(entry: Entry) -> dict[str, Any]:
 def system_record(gating: Gating, system: SystemGate) -> dict[str, Any]:
     """``gate/<system>.json``: what a deploying team needs, and what it was certified and checked on."""
     s = gating.settings
-    return {
+    return _recalibrated({
         "system": system.system,
         "use": USE,
         "guarantee": guarantee_text(s.target_risk, s.delta, len(system.families)),
@@ -145,7 +151,7 @@ def system_record(gating: Gating, system: SystemGate) -> dict[str, Any]:
                        "fingerprints": dict(sorted(system.release_fingerprints.items()))},
         "families": {family: _deployable(e) for family, e in sorted(system.families.items())},
         "pooled": _deployable(system.pooled),
-    }
+    }, system)
 
 
 def _json(record: dict[str, Any]) -> bytes:
@@ -208,7 +214,21 @@ def gate_summary(gating: Gating) -> str:
     s = gating.settings
     return (f"Certified automation at risk <= {percent_text(s.target_risk)} with probability >= "
             f"{percent_text(1 - s.delta)}, calibrated on "
-            f"seeds {', '.join(str(d.seed) for d in gating.draws)} (details: gate.md)\n\n" + _summary_table(gating))
+            f"seeds {', '.join(str(d.seed) for d in gating.draws)} (details: gate.md)\n\n"
+            + _recalibration_text(gating) + _summary_table(gating))
+
+
+def _recalibration_text(gating: Gating) -> str:
+    """A paragraph naming each system's map (empty when every system was certified on its own confidences)."""
+    mapped = [g for g in gating.systems if g.recalibration is not None]
+    if not mapped:
+        return ""
+    names = "; ".join(f"{markdown_text(g.system)}: {markdown_text(g.recalibration.path.as_posix())} "
+                      f"({g.recalibration.method}, SHA-256 `{g.recalibration.sha256[:16]}`)"
+                      for g in mapped if g.recalibration is not None)
+    return (f"**Recalibrated confidences.** Thresholds certified and checked on confidences recalibrated by "
+            f"each system's map, fitted on other draws than these: {names}. Apply the same map before "
+            "comparing a confidence with a threshold.\n\n")
 
 
 def gate_markdown(gating: Gating) -> str:
@@ -235,7 +255,7 @@ def gate_markdown(gating: Gating) -> str:
         f"not automated); C({s.target_risk:g}): the retrospective coverage over the same families; the gap is how "
         "optimistic the retrospective figure is (percentage points).\n",
     ]
-    text.append(_summary_table(gating))
+    text.append(_recalibration_text(gating) + _summary_table(gating))
     header = ["Family", "Decision", "Threshold", f"{OBSERVED_NAME} %", "Exp. cov. %", "Release cov. % [95%]",
               "Release risk % [95%]", "Held", f"C({s.target_risk:g}) %"]
     for g in gating.systems:

@@ -12,6 +12,10 @@ For every system with answers under the release runs folder, per family it has a
   gives **automate** at the certified threshold or **do not automate** when no threshold is certified;
 * either way the release answers are checked (:mod:`~decisionpivot.gate.check`).
 
+With a recalibration map per system (``--recalibration``, :mod:`~decisionpivot.gate.recalibration`) every
+calibration and release confidence is recalibrated first, a map fitted on a certified draw is refused, and a
+family whose answers' configuration the map was not fitted on is refused.
+
 The pooled entry uses one threshold for all the system's families with release answers (refused when
 one of them is refused). The macro figures average the release coverage at the certified thresholds
 (0 where nothing is certified) and the retrospective C(target) over the same families, as the
@@ -34,7 +38,6 @@ from decisionpivot.gate.calibration import (
     CalibrationDraw,
     FamilyAnswers,
     joined,
-    loaded_family,
     missing_reason,
     parse_seeds,
     read_draw,
@@ -42,6 +45,8 @@ from decisionpivot.gate.calibration import (
 )
 from decisionpivot.gate.check import ReleaseCheck, check_release, release_weights
 from decisionpivot.gate.method import PERCENT_DECIMALS, Certificate, certify, sampled_members, statable
+from decisionpivot.gate.recalibration import check_unseen, configuration_problem, read_maps, recalibrated_family
+from decisionpivot.recalibrate.map_file import RecalibrationMap
 from decisionpivot.score.bootstrap import Multiplicities
 from decisionpivot.score.certified import GATE_DECISIONS, answer_fingerprint
 from decisionpivot.score.metrics import share_at_confidence
@@ -91,6 +96,8 @@ class SystemGate:
     """One threshold for all families with release answers."""
     release_fingerprints: dict[str, str | None]
     """Family -> configuration fingerprint of the release answers checked (None: not recorded)."""
+    recalibration: RecalibrationMap | None = None
+    """The map every confidence was recalibrated with before the test and the check (None: the system's own)."""
 
     def _checked(self) -> list[ReleaseCheck]:
         return [e.release for e in self.families.values() if e.release is not None]
@@ -229,9 +236,10 @@ def _entry(calibration: FamilyAnswers | None, problem: str | None, release: tupl
 
 
 def gate_system(
-    system: str, release: LoadedRuns, draws: Sequence[CalibrationDraw], settings: GateSettings
+    system: str, release: LoadedRuns, draws: Sequence[CalibrationDraw], settings: GateSettings,
+    mapping: RecalibrationMap | None = None,
 ) -> SystemGate:
-    """Every entry of one system (see the module docstring)."""
+    """Every entry of one system (see the module docstring); ``mapping`` recalibrates every confidence first."""
     families = sorted(
         layout.task for layout in release.core
         if (system, layout.task) in release.answers or (system, layout.task) in release.short
@@ -245,7 +253,7 @@ def gate_system(
         fingerprints[family] = answer_fingerprint(scorable.meta)
         parts, problems = [], []
         for draw in draws:
-            answers = loaded_family(draw.loaded, system, family, f"seed {draw.seed}")
+            answers = recalibrated_family(draw.loaded, system, family, f"seed {draw.seed}", mapping)
             if answers is None:
                 problems.append(f"calibration seed {draw.seed}: {missing_reason(draw.loaded, system, family)}")
             else:
@@ -253,10 +261,13 @@ def gate_system(
         if not problems:
             problems += configuration_problems(fingerprints[family], [(d.seed, p.fingerprint) for d, p in
                                                                       zip(draws, parts, strict=True)])
+        if not problems and mapping is not None and (problem := configuration_problem(mapping, family,
+                                                                                      fingerprints[family])):
+            problems.append(problem)
         calibration = joined(parts) if not problems else None
         if calibration is not None:
             calibrations[family] = calibration
-        released = loaded_family(release, system, family, "release")
+        released = recalibrated_family(release, system, family, "release", mapping)
         note = None
         if released is None:
             note = f"release answers not scorable: {missing_reason(release, system, family)}"
@@ -264,7 +275,7 @@ def gate_system(
             releases[family] = (released, release_weights(family, released, settings.resamples))
         entries[family] = _entry(calibration, "; ".join(problems) or None, releases.get(family), note, settings,
                                  fingerprints[family])
-    return SystemGate(system, entries, _pooled(entries, calibrations, releases, settings), fingerprints)
+    return SystemGate(system, entries, _pooled(entries, calibrations, releases, settings), fingerprints, mapping)
 
 
 def configuration_problems(release: str | None, calibration: Sequence[tuple[int, str | None]]) -> list[str]:
@@ -303,8 +314,10 @@ def _pooled(entries: dict[str, Entry], calibrations: dict[str, FamilyAnswers],
 def gate_runs(
     runs: Path, items: Path, calibration_runs: Path, calibration_items: Path, seeds: Sequence[int],
     settings: GateSettings, systems: Sequence[str] | None = None, progress: bool | None = None,
+    recalibration: Path | None = None,
 ) -> Gating:
-    """Read the release and calibration answers, check them, and gate every system."""
+    """Read the release and calibration answers, check them, and gate every system (on confidences recalibrated
+    by each system's map of ``recalibration``, a map file or a folder of them, when given)."""
     _validate(settings)
     if not seeds:
         raise DecisionPivotError("no calibration seeds given")
@@ -312,9 +325,12 @@ def gate_runs(
     released = release_items(items, release.core)
     states: dict[str, dict[str, tuple[int, str]]] = {}
     draws = tuple(read_draw(seed, calibration_items, calibration_runs, released, states) for seed in seeds)
+    maps = {} if recalibration is None else read_maps(recalibration, sorted(release.systems))
+    for mapping in maps.values():
+        check_unseen(mapping, draws, released.manifest_sha256)
     quiet = not sys.stderr.isatty() if progress is None else not progress
     gated = tuple(
-        gate_system(system, release, draws, settings)
+        gate_system(system, release, draws, settings, maps.get(system))
         for system in tqdm(sorted(release.systems), desc="gate", unit="system", disable=quiet, leave=False)
     )
     return Gating(settings, draws, items, released.manifest_sha256, released.families, gated)

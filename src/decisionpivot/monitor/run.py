@@ -45,6 +45,8 @@ class Certificate:
     """The certified risk bound."""
     thresholds: dict[str, float | None]
     """Family (or ``pooled``) -> threshold; None where not automated."""
+    map_sha256: str | None = None
+    """SHA-256 of the recalibration map the thresholds were certified with (None: the system's own confidences)."""
 
 
 def read_certificate(path: Path) -> Certificate:
@@ -65,7 +67,30 @@ def read_certificate(path: Path) -> Certificate:
         if value is not None and not isinstance(value, int | float):
             raise DecisionPivotError(f"{path}: {name}: threshold {value!r} is not a number")
         thresholds[str(name)] = None if value is None else float(value)
-    return Certificate(path, str(record.get("system")), float(target), thresholds)
+    recalibration = record.get("recalibration")
+    if recalibration is not None and not (isinstance(recalibration, dict)
+                                          and isinstance(recalibration.get("sha256"), str)):
+        raise DecisionPivotError(f"{path}: recalibration: expected an object with the map's sha256")
+    return Certificate(path, str(record.get("system")), float(target), thresholds,
+                       None if recalibration is None else recalibration["sha256"])
+
+
+def check_map(certificate: Certificate, map_path: str | None, map_sha256: str | None) -> None:
+    """Refuse a map that is not the one the certificate was made with (or a map for a certificate made without
+    one, or no map for one made with one): the thresholds hold only on the confidences they were certified on."""
+    if certificate.map_sha256 is None and map_sha256 is not None:
+        raise DecisionPivotError(
+            f"--map {map_path}: the certificate {certificate.path} was made on the system's own confidences; a map "
+            "would move them off its thresholds (drop --map, or certify with `dp gate --recalibration`)")
+    if certificate.map_sha256 is not None and map_sha256 is None:
+        raise DecisionPivotError(
+            f"{certificate.path}: certified on confidences recalibrated by the map with SHA-256 "
+            f"{certificate.map_sha256[:16]}...; pass that map with --map")
+    if certificate.map_sha256 is not None and map_sha256 != certificate.map_sha256:
+        raise DecisionPivotError(
+            f"--map {map_path}: SHA-256 {str(map_sha256)[:16]}..., but the certificate {certificate.path} was made "
+            f"with the map of SHA-256 {certificate.map_sha256[:16]}...: its thresholds hold only on that map's "
+            "confidences")
 
 
 @dataclass(frozen=True)
@@ -78,6 +103,10 @@ class Sample:
     """``(n,)`` the system's confidence."""
     correct: np.ndarray
     """``(n,)`` the answer was right."""
+    probabilities: np.ndarray | None = None
+    """``(n, K)`` every option's probability (answer files only: a temperature map needs them)."""
+    option_count: np.ndarray | None = None
+    """``(n,)`` options per item (answer files only)."""
 
 
 def read_answers_sample(answers: Path, items: Path) -> list[Sample]:
@@ -85,8 +114,8 @@ def read_answers_sample(answers: Path, items: Path) -> list[Sample]:
     if not answers.is_dir():
         raise DecisionPivotError(f"{answers}: no such answer folder (expected RUNS/<system>)")
     loaded = load_runs(answers.parent, items, None, [answers.name], tasks=())
-    samples = [Sample(layout.task, a.confidence, a.correct) for layout in loaded.core
-               if (a := loaded.answers.get((answers.name, layout.task))) is not None]
+    samples = [Sample(layout.task, a.confidence, a.correct, a.probabilities, layout.option_count)
+               for layout in loaded.core if (a := loaded.answers.get((answers.name, layout.task))) is not None]
     if not samples:
         reasons = "; ".join(f"{e.task}: {e.reason}" for e in loaded.exclusions) or "no answer files"
         raise DecisionPivotError(f"{answers}: no family with usable answers ({reasons})")

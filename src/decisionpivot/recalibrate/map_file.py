@@ -6,14 +6,13 @@ Format (``format: decisionpivot-recalibration``, ``format_version: 1``)::
      "temperature": 1.83,                          # p_T(o) = p(o)^(1/T) / sum p(o')^(1/T)
      "isotonic": {"confidence": [...], "calibrated": [...]},   # knots, linear between, constant beyond
      "fitted_on": {"seeds": [...], "draws": {"101": "<MANIFEST.json SHA-256>"}, "families": [...],
-                   "items": n, "groups": g, "split": "..."},
+                   "items": n, "groups": g, "split": "...", "fingerprints": {family: "<config>"}},
      "package_version": ...}
 
 :func:`recalibrated_confidence` is the one place a map is applied (``dp recalibrate apply``, ``dp monitor
---map``, and `dp gate` once it certifies on recalibrated confidences: read the map with :func:`read_map`, map
-each calibration and release :class:`~decisionpivot.gate.calibration.FamilyAnswers`' confidence with
-:func:`recalibrated_confidence` before the test and the check, and record ``RecalibrationMap.sha256`` and
-``record["fitted_on"]`` in the certificate, so a team applies the same map at the same threshold).
+--map``, and ``dp gate --recalibration``, which maps every calibration and release confidence before the test
+and the check and records ``RecalibrationMap.sha256`` and ``record["fitted_on"]`` in the certificate, so a
+team applies the same map at the same threshold: :mod:`decisionpivot.gate.recalibration`).
 """
 
 from __future__ import annotations
@@ -66,7 +65,8 @@ def map_record(maps: FittedMaps, method: str) -> dict[str, Any]:
         "temperature": maps.temperature,
         "isotonic": {"confidence": list(maps.isotonic.confidence), "calibrated": list(maps.isotonic.calibrated)},
         "fitted_on": {"seeds": list(maps.seeds), "draws": {str(seed): sha for seed, sha in maps.draws},
-                      "families": list(maps.families), "items": maps.items, "groups": maps.groups, "split": SPLIT},
+                      "families": list(maps.families), "items": maps.items, "groups": maps.groups, "split": SPLIT,
+                      "fingerprints": {family: fingerprint for family, fingerprint in maps.fingerprints}},
         "package_version": __version__,
     }
 

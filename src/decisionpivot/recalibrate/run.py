@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.gate.calibration import CalibrationDraw, FamilyAnswers, joined, read_draw, release_families
+from decisionpivot.gate.calibration import CalibrationDraw, FamilyAnswers, joined, read_draw, release_items
 from decisionpivot.gate.check import check_release, release_weights
 from decisionpivot.gate.method import certify, sampled_members
 from decisionpivot.recalibrate.maps import (
@@ -35,6 +35,7 @@ from decisionpivot.recalibrate.maps import (
     temperature_scaled,
 )
 from decisionpivot.score.answers import TaskAnswers
+from decisionpivot.score.certified import answer_fingerprint
 from decisionpivot.score.layout import TaskLayout
 from decisionpivot.score.metrics import accuracy_at_confidence, expected_calibration_error, share_at_confidence
 from decisionpivot.score.pipeline import load_runs
@@ -113,6 +114,9 @@ class FittedMaps:
     """Fit-half items."""
     groups: int
     """Fit-half contrast groups."""
+    fingerprints: tuple[tuple[str, str | None], ...] = ()
+    """(family, configuration fingerprint of the answers fitted on); None when not recorded or when the draws'
+    answers disagree. `dp gate --recalibration` refuses the map for answers of another configuration."""
 
 
 def mapped_confidence(method: str, maps: FittedMaps, part: FamilyPart) -> np.ndarray:
@@ -192,6 +196,17 @@ def _certified(parts: Sequence[FamilyPart], release: Sequence[FamilyPart], metho
     return float(np.mean(coverages)) if coverages else float("nan"), thresholds
 
 
+def fitted_fingerprints(draws: Sequence[CalibrationDraw], system: str,
+                        families: Sequence[str]) -> tuple[tuple[str, str | None], ...]:
+    """(family, the one configuration fingerprint of the system's answers to it on every draw, else None)."""
+    out = []
+    for family in families:
+        found = {answer_fingerprint(d.loaded.answers[(system, family)].meta) for d in draws
+                 if (system, family) in d.loaded.answers}
+        out.append((family, found.pop() if len(found) == 1 else None))
+    return tuple(out)
+
+
 def _draw_parts(draws: Sequence[CalibrationDraw], system: str, families: Sequence[str]) -> dict[str, list[FamilyPart]]:
     out: dict[str, list[FamilyPart]] = {}
     for draw in draws:
@@ -231,7 +246,8 @@ def recalibrate_system(system: str, draws: Sequence[CalibrationDraw], release: S
     isotonic = fit_isotonic(np.concatenate([p.confidence for p in fit]), np.concatenate([p.correct for p in fit]))
     maps = FittedMaps(system, temperature, isotonic, tuple(d.seed for d in draws),
                       tuple((d.seed, d.manifest_sha256) for d in draws), tuple(families),
-                      sum(p.correct.size for p in fit), sum(len(p.group_keys) for p in fit))
+                      sum(p.correct.size for p in fit), sum(len(p.group_keys) for p in fit),
+                      fitted_fingerprints(draws, system, families))
     release_correct = np.concatenate([p.correct for p in release])
     held_correct = np.concatenate([p.correct for p in held])
     results = []
@@ -253,9 +269,10 @@ def recalibrate_runs(runs: Path, items: Path, calibration_runs: Path, calibratio
     """Every system under ``runs`` (or those named): fitted on the calibration draws, measured on the release."""
     if not 0 < target < 1 or not 0 < delta < 1:
         raise DecisionPivotError(f"--target-risk and --delta must be fractions in (0, 1), got {target} and {delta}")
-    version, release_hashes, _ = release_families(items)
-    draws = [read_draw(seed, calibration_items, calibration_runs, version, release_hashes) for seed in seeds]
     loaded = load_runs(runs, items, None, systems, tasks=())
+    released = release_items(items, loaded.core)
+    states: dict[str, dict[str, tuple[int, str]]] = {}
+    draws = [read_draw(seed, calibration_items, calibration_runs, released, states) for seed in seeds]
     out = []
     for system in loaded.systems:
         release = [family_part(layout, loaded.answers[(system, layout.task)], "release") for layout in loaded.core

@@ -7,7 +7,9 @@ of the release answers. `dp score --gate reports/gate.json` puts each system's `
 certified) beside the retrospective C(0.05). The file must have been made from the runs being scored: a
 family whose release SHA-256 in gate.json differs from the scored items file, or whose answers' fingerprint
 differs from the one gate.json recorded (a re-run after `dp gate`: the thresholds were checked on other
-answers), is an error.
+answers), is an error. A system certified on recalibrated confidences (`dp gate --recalibration`) records its
+map's SHA-256 (``systems.<system>.recalibration``); the footnote names those systems and their maps, whose
+confidences the thresholds hold on (not the system's own).
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ CERTIFIED_NOTE = ("Cert. cov.: coverage on these items at confidence thresholds 
                   "mean over families, 0 where no threshold is certified; C(0.05) picks its threshold with "
                   "these items' own labels (reports/gate.md).")
 """Leaderboard footnote of the column."""
+RECALIBRATED_NOTE = (" Certified on confidences recalibrated by a `dp recalibrate` map, not the system's own "
+                     "(apply the map before the threshold): {maps}.")
+"""Added to the footnote when some systems were certified with a map (``system: map SHA-256``, 12 digits)."""
 
 
 def _number(value: Any) -> bool:
@@ -91,6 +96,10 @@ def read_gate_file(path: str | Path) -> dict[str, Any]:
         if prints is not None and not (isinstance(prints, dict) and all(
                 value is None or isinstance(value, str) for value in prints.values())):
             raise DecisionPivotError(f"{where}.fingerprints: expected an object of family -> fingerprint or null")
+        recalibration = entry.get("recalibration")
+        if recalibration is not None and not (isinstance(recalibration, dict)
+                                              and isinstance(recalibration.get("sha256"), str)):
+            raise DecisionPivotError(f"{where}.recalibration: expected an object with the map's 'sha256'")
     return record
 
 
@@ -147,5 +156,8 @@ def read_certified(path: str | Path, scored_families: Mapping[str, str],
             )
     check_fingerprints(path, record, scored_fingerprints or {})
     certified = {system: entry.get("certified_coverage_macro") for system, entry in sorted(record["systems"].items())}
+    maps = [f"{system} (map {entry['recalibration']['sha256'][:12]})"
+            for system, entry in sorted(record["systems"].items()) if entry.get("recalibration") is not None]
+    note = CERTIFIED_NOTE.format(target=record["target_risk"], confidence=1 - record["delta"])
     return ({system: None if value is None else float(value) for system, value in certified.items()},
-            CERTIFIED_NOTE.format(target=record["target_risk"], confidence=1 - record["delta"]))
+            note + (RECALIBRATED_NOTE.format(maps=", ".join(maps)) if maps else ""))
