@@ -273,3 +273,27 @@ def test_a_dask_scheduler_that_accepts_and_stays_silent_is_an_error_within_the_t
         silent.close()
         for connection in accepted:
             connection.close()
+
+
+def test_the_scheduler_check_works_inside_a_running_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A notebook runs an event loop: the handshake check must not call asyncio.run on it."""
+    import asyncio
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(4)
+    held: list[socket.socket] = []
+    threading.Thread(target=lambda: held.append(silent.accept()[0]), daemon=True).start()
+    monkeypatch.setattr(engines, "CONNECT_SECONDS", 1)
+
+    async def inside() -> str:
+        with pytest.raises(DecisionPivotError) as caught:
+            engines._check_answers(f"tcp://127.0.0.1:{silent.getsockname()[1]}")
+        return str(caught.value)
+
+    try:
+        assert "did not answer in 1 s" in asyncio.run(inside())
+    finally:
+        silent.close()
+        for connection in held:
+            connection.close()

@@ -18,6 +18,7 @@ import logging
 import socket
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
@@ -72,8 +73,9 @@ def _check_answers(address: str) -> None:
         comm = await asyncio.wait_for(connect(address, timeout=CONNECT_SECONDS), CONNECT_SECONDS)
         await comm.close()
 
-    try:
-        asyncio.run(handshake())
+    try:  # in a thread of its own: a caller may already run an event loop (a notebook), where asyncio.run fails
+        with ThreadPoolExecutor(1) as thread:
+            thread.submit(asyncio.run, handshake()).result()
     except TimeoutError:
         raise DecisionPivotError(f"the Dask scheduler at {address} accepted a connection but did not answer in "
                                  f"{CONNECT_SECONDS} s; is a Dask scheduler (the same version) listening there?"
