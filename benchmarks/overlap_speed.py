@@ -1,7 +1,7 @@
 """Throughput, memory and scaling of `dp overlap`, next to the v0.1 scan, a plain Python scan and
 lm-evaluation-harness's decontamination code, on the same data in one run (not a timed test).
 
-    python benchmarks/overlap_speed.py [--mb 50] [--items 5000] [--compare-mb 20] [--scaling-mb 400] [--repeats 3]
+    python -m benchmarks.overlap_speed [--mb 50] [--items 5000] [--compare-mb 20] [--scaling-mb 400] [--repeats 3]
 
 Data (all made here, in a temporary folder): ``--items`` reference items of 300 random words
 (``w0`` .. ``w49999``) and ``--mb`` MB of training text, 200-word lines of the same vocabulary with
@@ -15,6 +15,8 @@ flagged counts and whether every implementation flagged the same items, peak RSS
 ``--mb`` and of 4 x ``--mb`` MB (bounded memory: the same), and wall time on a Dask LocalCluster of
 1 and 2 workers (``--scaling-mb`` MB in 8 files, best of ``--repeats``), from which the time for 1 TB on
 64 cores is projected.
+Run it from the repository's root as a module: the v0.1 and plain scans are the tests' oracles
+(``tests/overlap/oracles.py``), not part of the package.
 lm-evaluation-harness is not a dependency: ``pip install lm-eval`` to include it (its C++ helper is
 not built by pip, so it runs in its documented Python mode).
 """
@@ -40,18 +42,18 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import zstandard
-
-from decisionpivot import RELEASE_SEED
-from decisionpivot.items import Item, Option, write_items
-from decisionpivot.overlap.index import ItemIndex
-from decisionpivot.overlap.normalise import item_text
-from decisionpivot.overlap.oracles import (
+from tests.overlap.oracles import (
     LegacyNgramIndex,
     legacy_flag_overlap,
     legacy_training_documents,
     plain_index,
     plain_scan,
 )
+
+from decisionpivot import RELEASE_SEED
+from decisionpivot.items import Item, Option, write_items
+from decisionpivot.overlap.index import ItemIndex
+from decisionpivot.overlap.normalise import item_text
 from decisionpivot.overlap.run import scan_training
 
 OPTIONS = (Option("yes", "y"), Option("no", "n"))

@@ -51,7 +51,8 @@ def calls(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[dict[str,
 
     monkeypatch.setattr(generate_run, "write_family_files", recorder("generate", {"families": {}}))
     monkeypatch.setattr(evaluate_run, "evaluate_system", recorder("evaluate", []))
-    monkeypatch.setattr(pipeline, "score_runs", recorder("score", SimpleNamespace(warnings=[], partial=())))
+    monkeypatch.setattr(pipeline, "score_runs", recorder("score", SimpleNamespace(warnings=[], partial=(),
+                                                                                  exclusions=())))
     monkeypatch.setattr(report, "leaderboard_markdown", lambda scoring: "leaderboard")
     monkeypatch.setattr(hub, "download_release", recorder("download", SimpleNamespace(
         covered=True, files=1, commit="c0ffee", release="1.1", digest="d", folder=Path("out"))))
@@ -469,7 +470,8 @@ def test_warnings_of_any_verb_reach_stderr_redacted(calls: dict, capsys: pytest.
 
     token = "hf_" + "Zz9Yy8Xx7Ww6Vv5Uu4Tt3"
     warning = f"runs/x/t.jsonl: server said authorization: Bearer {token}"
-    monkeypatch.setattr(pipeline, "score_runs", lambda *a, **k: SimpleNamespace(warnings=[warning], partial=()))
+    monkeypatch.setattr(pipeline, "score_runs",
+                        lambda *a, **k: SimpleNamespace(warnings=[warning], partial=(), exclusions=()))
     code, _, err = run(["score"], capsys)
     assert code == 0 and "warning: runs/x/t.jsonl: server said authorization: Bearer [REDACTED]" in err, err
     assert token not in err

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from decisionpivot import BENCHMARK_VERSION, item_hashes
+from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.kinds import SystemConfig
 from decisionpivot.evaluate.run import evaluate_system
 from decisionpivot.evaluate.systems import get_system
@@ -106,3 +107,27 @@ def test_a_relabelled_official_task_is_refused(tmp_path: Path) -> None:
     built.path.write_text(json.dumps(first, ensure_ascii=False) + "\n" + "".join(lines[1:]), encoding="utf-8")
     with pytest.raises(ModifiedItemsError, match=r"task card xstest\.yaml"):
         evaluate_system(get_system("uniform"), built.path.parent, tmp_path / "runs", progress=False)
+
+
+def test_the_core_hashes_have_one_home_the_expected_manifest_derives_them(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """released/core-<v>.MANIFEST.json and expected_manifest.json's core section were two records of one fact."""
+    from decisionpivot.release import manifest as release_manifest
+
+    stored = json.loads(release_manifest.EXPECTED_MANIFEST.read_text(encoding="utf-8"))
+    assert "core" not in stored
+    derived = release_manifest.expected_manifest()
+    assert derived is not None and derived["core"]["access_request"]["file"] == "core/access_request.jsonl"
+    # a released core manifest that is not the file the release lists is refused, naming both
+    shipped = json.loads((item_hashes.RELEASED / f"core-{BENCHMARK_VERSION}.MANIFEST.json").read_text())
+    shipped["families"]["access_request"]["sha256"] = "0" * 64
+    other = tmp_path / "released"
+    other.mkdir()
+    (other / f"core-{BENCHMARK_VERSION}.MANIFEST.json").write_text(json.dumps(shipped))
+    monkeypatch.setattr(item_hashes, "RELEASED", other)
+    item_hashes.released_manifest.cache_clear()
+    try:
+        with pytest.raises(DecisionPivotError, match=r"lists core/MANIFEST.json with SHA-256 \w+, and no released"):
+            release_manifest.expected_manifest()
+    finally:
+        item_hashes.released_manifest.cache_clear()

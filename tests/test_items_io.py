@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,17 @@ def test_atomic_writes_get_the_mode_a_plain_open_gives(tmp_path: Path, umask: in
         os.umask(old)
     mode = stat.S_IMODE((tmp_path / "atomic.json").stat().st_mode)
     assert mode == stat.S_IMODE((tmp_path / "plain.json").stat().st_mode) == 0o666 & ~umask
+
+
+def test_dp_show_names_the_benchmark_version_not_only_the_generators(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A 1.2 item made by a generator still at 1.1 was labelled "v1.1"."""
+    from decisionpivot.cli import main
+
+    folder = tmp_path / "core"
+    item = replace(_item(0), version="1.1")
+    write_items(folder / "fam.jsonl", [item])
+    (folder / "MANIFEST.json").write_text(json.dumps({"version": "1.2", "families": {}}))
+    main(["show", "fam:00000", "--items", str(folder)])
+    header = capsys.readouterr().out.splitlines()[1]
+    assert "benchmark 1.2" in header and "generator 1.1" in header and "v1.1" not in header

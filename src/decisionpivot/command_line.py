@@ -27,7 +27,6 @@ expected; :func:`at_least`, :func:`folder` and :func:`file` (and their ``_or_def
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import keyword
 import math
@@ -39,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, did_you_mean
 
 Check = Callable[[Any], None]
 """A constraint on a converted value: returns nothing, raises ``ValueError("expected ...")``."""
@@ -355,11 +354,6 @@ def _is_flag(token: str) -> bool:
     return token.startswith("--") or re.match(r"^-[A-Za-z]", token) is not None
 
 
-def _suggest(word: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
-
-
 def parse_command_line(component: type, argv: Sequence[str], constraints: Constraints | None = None,
                        program: str = "dp") -> Invocation:
     """Check ``argv`` (without the program name) against ``component``'s verbs; raises CommandLineError."""
@@ -374,7 +368,7 @@ def parse_command_line(component: type, argv: Sequence[str], constraints: Constr
     verb = argv[0]
     if verb not in table:
         what = "option" if verb.startswith("-") else "command"
-        raise CommandLineError(f"unknown {what} {_shown(verb)}{_suggest(verb, table)}", overview)
+        raise CommandLineError(f"unknown {what} {_shown(verb)}{did_you_mean(verb, table)}", overview)
     parameters = verb_parameters(table[verb], verb, constraints)
     text = usage(verb, parameters, program)
     rest = argv[1:]
@@ -434,7 +428,7 @@ def _bind(verb: str, parameters: list[Parameter], rest: list[str], text: str, pr
             flags = [p.flag for p in parameters] + [f"--no{p.name}" for p in parameters if p.negatable]
             known = ", ".join(p.flag for p in parameters if not p.varargs) or "none"
             raise _fail(program, verb, f"unknown flag {_shown(token.split('=', 1)[0])}"
-                                       f"{_suggest('--' + key.replace('_', '-'), flags)} (flags: {known})", text)
+                                       f"{did_you_mean('--' + key.replace('_', '-'), flags)} (flags: {known})", text)
         parameter, negated = found
         if parameter.name in given and not parameter.varargs:
             raise _fail(program, verb, f"{parameter.flag} is given twice", text)

@@ -1,4 +1,9 @@
-"""`dp show`: find one item by id and format it for a person to read."""
+"""`dp show`: find one item by id and format it for a person to read.
+
+An item records the version of the generator that made it (``version``: a family's generator may stay
+at 1.1 while the benchmark is at 1.2); the benchmark version it belongs to is its folder's
+``MANIFEST.json``'s. The header says both, by name, so a 1.2 item is never labelled "v1.1".
+"""
 
 from __future__ import annotations
 
@@ -25,11 +30,23 @@ def find_item(folder: str | Path, item_id: str) -> Item:
     raise DecisionPivotError(f"{path}: no item with id {item_id!r}")
 
 
-def format_item(item: Item) -> str:
-    """A readable page: header line, STATE, QUESTION, OPTIONS (gold marked), group facts."""
+def benchmark_version(folder: str | Path) -> str | None:
+    """The benchmark version of the items in ``folder``, from its MANIFEST.json (None: no manifest)."""
+    if not (Path(folder) / "MANIFEST.json").exists():
+        return None
+    from decisionpivot.generate.run import read_manifest
+
+    version = read_manifest(folder).get("version")
+    return str(version) if version is not None else None
+
+
+def format_item(item: Item, benchmark: str | None = None) -> str:
+    """A readable page: header line, STATE, QUESTION, OPTIONS (gold marked), group facts. ``benchmark``: the
+    benchmark version the item belongs to (:func:`benchmark_version`), said before its generator's."""
     width = 100
     rule = "=" * width
-    header = f"{item.id}  family {item.family} (layer {item.layer}, v{item.version})"
+    belongs = f"benchmark {benchmark}, " if benchmark else ""
+    header = f"{item.id}  family {item.family} (layer {item.layer}, {belongs}generator {item.version})"
     facts = [f"level {item.level}" if item.level else None, f"group {item.group}" if item.group else None,
              f"domain {item.domain}" if item.domain else None,
              f"variation {item.variation}" if item.variation else None]

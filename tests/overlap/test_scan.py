@@ -20,11 +20,11 @@ from decisionpivot.overlap import scan as scan_module
 from decisionpivot.overlap import sources
 from decisionpivot.overlap.index import ItemIndex
 from decisionpivot.overlap.normalise import tokens
-from decisionpivot.overlap.oracles import legacy_flag_overlap, plain_flag_overlap
 from decisionpivot.overlap.run import filter_folder, scan_training
 from decisionpivot.overlap.sources import expand_inputs, plan_parts
 from tests.conftest import cached_draw
 from tests.overlap.helpers import jsonl_bytes, random_documents, random_items
+from tests.overlap.oracles import legacy_flag_overlap, plain_flag_overlap
 
 
 def corpus(tmp_path: Path, documents: list[str]) -> list[Path]:

@@ -15,10 +15,10 @@ import zstandard
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.overlap.index import ItemIndex
-from decisionpivot.overlap.oracles import plain_flag_overlap
 from decisionpivot.overlap.run import scan_training
 from decisionpivot.overlap.sources import detect_format, expand_inputs, plan_parts
 from tests.overlap.helpers import TEXTS, jsonl_bytes, random_documents, random_items, reference
+from tests.overlap.oracles import plain_flag_overlap
 from tests.overlap.test_run import dp
 
 

@@ -89,7 +89,8 @@ def test_a_journal_of_other_items_or_another_n_is_replaced(tmp_path: Path, monke
     filter_folder(folder, paths, tmp_path / "out")
     scanned = counting(monkeypatch)
     filter_folder(folder, paths, tmp_path / "out", n=12)
-    assert len(scanned) == 2 and "written for other items or another --n" in capsys.readouterr().err
+    assert len(scanned) == 2
+    assert "written for other items, another --n or another --text-column" in capsys.readouterr().err
     state = tmp_path / "out" / "overlap.state"
     state.write_text(state.read_text().splitlines()[0] + "\nnot json\n" + "{}\n")
     with pytest.raises(DecisionPivotError, match=r"overlap.state:2: not a line of an overlap resume state"):

@@ -21,6 +21,8 @@ class EvaluationVerbs:
     def systems(self, config: str | None = None, kinds: bool = False) -> None:
         """List the systems `dp evaluate` knows: built-in, family heuristics, and those in --config.
 
+        The kinds of system one can declare (and each kind's keys) are listed with --kinds, not by default.
+
         Args:
           config: a YAML systems file (see decisionpivot/evaluate/default_systems.yaml).
           kinds: list every kind instead, with its keys, defaults and what each key does.
@@ -35,9 +37,12 @@ class EvaluationVerbs:
                     need = "required" if key in spec.required else f"default {setting.default!r}"
                     print(f"    {key:<32} {need:<22} {setting.doc}")
             return
-        for name, system in sorted(load_systems(config).items()):
+        declared = load_systems(config)
+        for name, system in sorted(declared.items()):
             detail = system.settings.get("model") or system.settings.get("callable") or system.settings.get("baseline")
             print(f"{name:<48} {system.kind:<16} {detail}  ({system.source})")
+        print(f"{len(declared)} system(s); every kind of system one can declare, with its keys: dp systems --kinds",
+              file=sys.stderr)
 
     def evaluate(
         self,
@@ -59,7 +64,8 @@ class EvaluationVerbs:
         items whose record is a transient error (server down, retries spent). Each answer file is
         locked while it is written: a second run on it refuses, naming the holder. The items are
         checked against their MANIFEST.json (and the release hashes shipped in the package) before
-        anything is asked. Exits 1 when a task ends below the 99% of items the scorer needs.
+        anything is asked. Exits 1 when a task ends below the 99% of items the scorer needs, except
+        with --limit or --shard (a part on purpose: exits 0; `dp score --partial` scores a --limit run).
         Without --items and with no items generated yet, the release core items are generated first.
 
         Args:

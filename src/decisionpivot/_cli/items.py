@@ -148,10 +148,10 @@ class ItemVerbs:
           item_id: item id such as fact_answerable:00007.
           items: items folder (default datasets/core/<version>).
         """
-        from decisionpivot.show import find_item, format_item
+        from decisionpivot.show import benchmark_version, find_item, format_item
 
         folder = Path(items) if items else DEFAULT_CORE_DIR
-        print(format_item(find_item(folder, str(item_id))))
+        print(format_item(find_item(folder, str(item_id)), benchmark_version(folder)))
 
     def audit(
         self,

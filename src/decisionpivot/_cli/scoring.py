@@ -13,12 +13,46 @@ from pathlib import Path
 from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, name_list, reference_folder
 from decisionpivot.errors import DecisionPivotError
 
+DEFAULT_SCORE_OUT = "reports"
+"""`dp score`'s output folder when --out is not given."""
+
+
+def pipeline_writes(folder: str, dvc_yaml: Path = Path("dvc.yaml")) -> str | None:
+    """The stage of ``dvc_yaml`` (in the working directory) that writes into ``folder``, if any."""
+    import yaml
+
+    try:
+        stages = (yaml.safe_load(dvc_yaml.read_text(encoding="utf-8")) or {}).get("stages") or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError):
+        return None
+    prefix = folder.rstrip("/") + "/"
+    for name, stage in stages.items():
+        outs = (stage.get("outs") or []) if isinstance(stage, dict) else []
+        for out in outs:
+            path = next(iter(out), "") if isinstance(out, dict) else str(out)
+            if str(path).startswith(prefix):
+                return str(name)
+    return None
+
+
+def _score_out(out: str | None) -> str:
+    """The output folder of `dp score`: --out as given, else reports/ unless the DVC pipeline's outputs are there
+    (a plain `dp score` after a --limit try silently replaced the pipeline's leaderboard)."""
+    if out:
+        return out
+    stage = pipeline_writes(DEFAULT_SCORE_OUT)
+    if stage is not None and (Path(DEFAULT_SCORE_OUT) / "scoring.json").exists():
+        raise DecisionPivotError(f"{DEFAULT_SCORE_OUT}/ holds the outputs of the DVC pipeline's {stage!r} stage "
+                                 f"(dvc.yaml); name the folder to write: --out {DEFAULT_SCORE_OUT} to replace them, "
+                                 "or --out another folder (e.g. --out reports-try) to keep them")
+    return DEFAULT_SCORE_OUT
+
 
 class ScoringVerbs:
     """From answers to figures."""
 
     def score(self, runs: str = "runs", items: str | None = None, reference: str | None = "datasets/reference",
-              out: str = "reports", systems: str | Sequence[str] | None = None, resamples: int = 1000,
+              out: str | None = None, systems: str | Sequence[str] | None = None, resamples: int = 1000,
               figures: bool = True, partial: bool = False, allow_modified_items: bool = False,
               gate: str | None = None, invariance: str | None = None,
               invariance_runs: str = "runs-invariance") -> None:
@@ -36,7 +70,8 @@ class ScoringVerbs:
           reference: folder of reference task items (<task>.jsonl), one per task card; tasks without a
             file are left out. `--reference ""` scores no reference tasks at all (the DVC pipeline's
             score stage does this, so it reads only declared inputs).
-          out: output folder.
+          out: output folder (default reports; refused when reports/ holds the DVC pipeline's outputs, which a
+            quick try would replace: then name it, --out reports to replace them or another folder to keep them).
           systems: comma-separated system names (default: every folder under runs).
           resamples: bootstrap resamples per interval (seed 20261007; recorded in the outputs).
           figures: also draw the figures.
@@ -58,6 +93,7 @@ class ScoringVerbs:
         from decisionpivot.score.pipeline import score_runs
         from decisionpivot.score.report import leaderboard_markdown
 
+        out = _score_out(out)
         reference_dir = reference_folder(reference)
         if reference_dir is not None and not Path(reference_dir).is_dir():
             if reference_dir != "datasets/reference":  # named on the command line: a typo must not pass silently
@@ -80,6 +116,11 @@ class ScoringVerbs:
             print(partial_markdown(list(scoring.partial)))
         for warning in scoring.warnings:
             print(f"warning: {warning}", file=sys.stderr)
+        short = [x for x in scoring.exclusions if x.reason != "no answer file"]
+        if short and not partial:
+            print(f"note: {len(short)} task(s) left out for answering too few items (a `dp evaluate --limit` "
+                  "run, or an unfinished one); `dp score --partial` scores them on their answered items in "
+                  "partial.md (partial, not comparable)", file=sys.stderr)
         print(f"wrote {out}/")
 
     def compare(self, system_a: str | None = None, system_b: str | None = None, runs: str = "runs",

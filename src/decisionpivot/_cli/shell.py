@@ -23,9 +23,10 @@ class ShellVerbs:
         """
         import fire.completion
 
-        from decisionpivot.cli import DP
         from decisionpivot.command_line import method_name, verbs
 
-        # fire is handed the verbs by their typed names: given the class, it would offer `import-` for `import_`.
-        commands = {verb: getattr(DP(), method_name(verb)) for verb in verbs(DP)}
+        # ``self`` is the whole command (decisionpivot.cli.DP mixes this group in), so this module never imports
+        # the one that imports it. fire is handed the verbs by their typed names: given the class, it would offer
+        # `import-` for `import_`.
+        commands = {verb: getattr(self, method_name(verb)) for verb in verbs(type(self))}
         print(fire.completion.Script("dp", commands, shell=shell), end="")

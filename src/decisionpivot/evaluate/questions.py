@@ -19,7 +19,7 @@ finite number in [0, 1], the record is an error naming what was wrong.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,6 +84,14 @@ def companion_questions(item: Item, yes_no: str) -> list[tuple[str, DecisionQues
         kind = "noul" if yes_no == "noul" and sorted(k for k, _ in options) == [NO, YES] else "choice"
         out.append((COMPANION_PREFIX + name, DecisionQuestion(kind, item.state, instructions, options)))
     return out
+
+
+def without_order(yes_no: str, option_keys: Sequence[Sequence[str]]) -> bool:
+    """Whether items with these option keys reach a system with no option order at all: every one a yes/no item
+    and yes/no asked as ``noul`` (one question, P(true)), so a permuted order sends the very same request. The one
+    rule for `dp evaluate` (which then asks no permutation) and `dp score` (which leaves such runs out of the
+    option-order figures)."""
+    return yes_no == "noul" and bool(option_keys) and all(sorted(keys) == [NO, YES] for keys in option_keys)
 
 
 def as_question(item: Item, yes_no: str) -> DecisionQuestion:

@@ -84,9 +84,9 @@ def select(items: Sequence[Item], shard: Shard | None, limit: int | None) -> lis
 def asked_without_order(system: SystemConfig, items: Sequence[Item]) -> bool:
     """Whether the system gets these items with no option order at all: yes/no items asked as ``noul``
     (one question, P(true)), so a permuted order would send the very same request again."""
-    from decisionpivot.evaluate.questions import is_yes_no
+    from decisionpivot.evaluate.questions import without_order
 
-    return system.settings.get("yes_no") == "noul" and bool(items) and all(is_yes_no(item) for item in items)
+    return without_order(str(system.settings.get("yes_no")), [item.option_keys for item in items])
 
 
 def permuted(item: Item, k: int) -> Item:

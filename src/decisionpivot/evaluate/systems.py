@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, did_you_mean
 from decisionpivot.evaluate.kinds import SettingError, SystemConfig, kinds
 
 SYSTEM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
@@ -157,10 +157,7 @@ def get_system(name: str, config: str | Path | None = None) -> SystemConfig:
     validate_system_name(name)
     systems = load_systems(config)
     if name not in systems:
-        import difflib
-
-        close = difflib.get_close_matches(name, list(systems), n=3, cutoff=0.6)
-        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        hint = did_you_mean(name, systems, most=3)
         where = f"neither built in nor declared in {config}" if config is not None else "not a built-in system"
         raise SystemConfigError(f"unknown system {name!r}{hint}: {where}; `dp systems` lists them all "
                                 "(--config FILE adds yours)")

@@ -9,7 +9,6 @@
 * :mod:`~decisionpivot.overlap.state` - the resume journal;
 * :mod:`~decisionpivot.overlap.engines` - this process, or Dask distributed;
 * :mod:`~decisionpivot.overlap.run` - filtering a folder of items, overlap.json, the command;
-* :mod:`~decisionpivot.overlap.oracles` - the previous implementation and a plain scan (tests, benchmark);
 * :mod:`~decisionpivot.overlap.provenance` - per system: does its training documentation name a task's source?
 
 Importing this package imports nothing heavy; Dask, zstandard, fsspec file systems and pyarrow are

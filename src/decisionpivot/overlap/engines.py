@@ -13,10 +13,12 @@ themselves, so local paths must be visible to them (a shared file system) or be 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
@@ -24,6 +26,8 @@ from decisionpivot.overlap.index import ItemIndex
 from decisionpivot.overlap.scan import PartResult, scan_part
 from decisionpivot.overlap.sources import EXTRA, Part
 
+CONNECT_SECONDS = 30
+"""How long a Dask scheduler at an address may take to accept a connection and answer its handshake."""
 LOCAL, DASK = "local", "dask"
 ENGINES = (LOCAL, DASK)
 WORKER_ENVIRON = {"MALLOC_MMAP_THRESHOLD_": 33554432}
@@ -56,8 +60,26 @@ def _check_reachable(address: str) -> None:
     if not address.startswith(("tcp://", "tls://")):
         return
     host, port = get_address_host_port(address)
-    with socket.create_connection((host, port), timeout=10):
+    with socket.create_connection((host, port), timeout=CONNECT_SECONDS):
         pass
+
+
+def _check_answers(address: str) -> None:
+    """A scheduler that accepts connections and never answers is said after CONNECT_SECONDS (Dask's client
+    waits for its handshake without a limit, whatever its own timeout)."""
+    from distributed.comm import connect
+
+    async def handshake() -> None:
+        comm = await asyncio.wait_for(connect(address, timeout=CONNECT_SECONDS), CONNECT_SECONDS)
+        await comm.close()
+
+    try:  # in a thread of its own: a caller may already run an event loop (a notebook), where asyncio.run fails
+        with ThreadPoolExecutor(1) as thread:
+            thread.submit(asyncio.run, handshake()).result()
+    except TimeoutError:
+        raise DecisionPivotError(f"the Dask scheduler at {address} accepted a connection but did not answer in "
+                                 f"{CONNECT_SECONDS} s; is a Dask scheduler (the same version) listening there?"
+                                 ) from None
 
 
 def scan_on_dask(index: ItemIndex, parts: Sequence[Part], text_column: str, done: Callable[[PartResult], None],
@@ -68,6 +90,7 @@ def scan_on_dask(index: ItemIndex, parts: Sequence[Part], text_column: str, done
     try:
         if address:
             _check_reachable(address)
+            _check_answers(address)
             client = distributed.Client(address, timeout="30s")
         else:
             import dask

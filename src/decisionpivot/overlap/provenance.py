@@ -21,14 +21,13 @@ folder (so ``dp score --runs runs`` reads ``provenance/``)::
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, did_you_mean
 
 YES, NO, UNKNOWN = "yes", "no", "unknown"
 ANSWERS = (YES, NO, UNKNOWN)
@@ -120,9 +119,7 @@ def read_file(path: Path, system: str, tasks: Sequence[str]) -> list[TaskProvena
     entries = _mapping(path, top["tasks"][1], "tasks") if "tasks" in top else {}
     for task, (key, value) in entries.items():
         if task not in tasks:
-            close = difflib.get_close_matches(task, tasks, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            raise _fail(path, key, f"tasks: {task!r} is not a reference task{hint}")
+            raise _fail(path, key, f"tasks: {task!r} is not a reference task{did_you_mean(task, tasks)}")
         if isinstance(value, yaml.ScalarNode):
             fields = {"named": (key, value)}
         else:

@@ -21,12 +21,12 @@ from pathlib import Path
 from tqdm import tqdm
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.items import Item, atomic_write_bytes, items_bytes, read_items
+from decisionpivot.items import atomic_write_bytes, items_bytes, read_items
 from decisionpivot.overlap.engines import DASK, ENGINES, LOCAL, scan_here, scan_on_dask
 from decisionpivot.overlap.index import ItemIndex
 from decisionpivot.overlap.normalise import DEFAULT_N, NORMALISATION
 from decisionpivot.overlap.scan import Evidence, PartResult
-from decisionpivot.overlap.sources import Part, TrainingFile, expand_inputs, plan_parts
+from decisionpivot.overlap.sources import Part, TrainingFile, expand_inputs, plan_parts, shown
 from decisionpivot.overlap.state import ScanState
 
 DEFAULT_PART_BYTES = 256_000_000
@@ -85,7 +85,7 @@ def scan_training(index: ItemIndex, training: Sequence[str], *, engine: str = LO
         raise DecisionPivotError(f"--workers must be at least 1, got {workers}")
     files = expand_inputs(training)
     parts = plan_parts(files, part_bytes)
-    journal = ScanState(state, index)
+    journal = ScanState(state, index, text_column)
     if journal.note:
         print(f"note: {journal.note}", file=sys.stderr)
     results: dict[Part, PartResult] = {}
@@ -122,14 +122,6 @@ def scan_training(index: ItemIndex, training: Sequence[str], *, engine: str = LO
                        scanned, seconds, sum(r.cpu_seconds for r in fresh), sum(r.text_bytes for r in fresh))
 
 
-def flag_overlap(items_by_task: dict[str, Sequence[Item]], training: Sequence[str | Path], n: int = DEFAULT_N,
-                 **options: object) -> set[str]:
-    """Ids of reference items sharing at least one n-gram with the training inputs (``options``: as
-    :func:`scan_training`; no resume state unless ``state`` is given)."""
-    index = ItemIndex((item for items in items_by_task.values() for item in items), n)
-    return set(scan_training(index, [str(t) for t in training], **options).flagged)  # type: ignore[arg-type]
-
-
 def _evidence_record(evidence: Evidence) -> dict[str, object]:
     return {"file": evidence.file, evidence.unit: evidence.position, "ngram": evidence.ngram}
 
@@ -160,7 +152,7 @@ def filter_folder(items_dir: Path, training: Sequence[str | Path], out_dir: Path
     summary = {
         "n": n,
         "normalisation": NORMALISATION,
-        "training": [str(t) for t in training],
+        "training": [shown(str(t)) for t in training],
         "files": [{"file": f.url, "bytes": f.size, "flagged": scan.flagged_per_file[f.url]} for f in scan.files],
         "tokens": scan.tokens,
         "tasks": [r.__dict__ for r in reports],

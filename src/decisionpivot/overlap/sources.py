@@ -18,33 +18,52 @@ groups. A byte-range part owns the tokens (lines) that start in its range, moved
 separator (line end), and reads on past its end only to finish its last n-grams: every n-gram is
 seen exactly once, whichever worker reads which part. Compressed streams are decompressed in
 bounded pieces, and a corrupt or truncated one is an error naming the file, never a partial scan.
+
+A URL's format is read from its path, never from its query (``data.jsonl.zst?X-Amz-Signature=...``
+is compressed JSON Lines), and a URL is reported with its credentials and signatures replaced by
+``[REDACTED]`` (:func:`decisionpivot.redact.redact_url`): in messages, ``overlap.json`` and the
+resume state. Memory stays bounded whatever the input: a JSON line longer than
+:data:`MAX_LINE_BYTES` is refused with its place (a line is parsed whole), a zstd stream is fed to
+its decompressor in pieces small enough that no call returns more than a few MiB, and a body that
+ends before its announced length is an error naming the URL.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import sys
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
+from urllib.parse import urlsplit
 
 import numpy as np
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.items import string_values
 from decisionpivot.overlap.chunks import first_safe, safe_cut
+from decisionpivot.redact import redact, redact_url
 
 CHUNK_BYTES = 1 << 20
 """Bytes of text tokenised at a time (about 1 MB keeps the arrays of a chunk in the CPU caches)."""
 READ_BYTES = 1 << 16
-"""Compressed bytes fed to a decompressor at a time (zstd's output per call grows with this)."""
+"""Compressed bytes read from a compressed file at a time."""
+ZSTD_FEED_BYTES = 256
+"""Compressed bytes given to one zstd decompression call. zstd expands a byte to at most about 32,768 (a run
+block of 128 KiB is 4 bytes), so a call returns at most 8 MiB even for a decompression bomb (about 1 KiB on
+ordinary text; the outputs are joined into pieces of about OUT_BYTES)."""
 OUT_BYTES = 1 << 20
 """Most bytes one gzip decompression call returns."""
 LOOKAHEAD_BYTES = 1 << 10
 """First read past a part's end (doubled until its last n-grams are complete)."""
 MAX_UNCUT_BYTES = 64 << 20
 """Text longer than this without any ASCII whitespace or punctuation is refused (it cannot be cut exactly)."""
+MAX_LINE_BYTES = 32 << 20
+"""A JSON line longer than this is refused: a record is parsed whole, so a longer line would hold several times
+its size in memory (a 105 MB line took 4.1 GB). Split such a record, or give its text as a plain text file."""
 PARQUET_BATCH_ROWS = 2048
 TEXT, JSONL, PARQUET = "text", "jsonl", "parquet"
 BYTE, ROW_GROUP = "byte", "row_group"
@@ -109,8 +128,8 @@ class Block:
 
 
 def detect_format(name: str) -> tuple[str, str]:
-    """(format, compression) of a training file from its name."""
-    lowered = name.lower().rstrip("/")
+    """(format, compression) of a training file from its name (a URL's path: its query says nothing)."""
+    lowered = (urlsplit(name).path if _is_url(name) else name).lower().rstrip("/")
     compression = ""
     for suffix, kind in _COMPRESSIONS.items():
         if lowered.endswith(suffix):
@@ -124,16 +143,44 @@ def _filesystem(url: str) -> tuple[Any, str]:
     try:
         import fsspec
     except ImportError:
-        raise DecisionPivotError(f"{url}: reading training files needs fsspec ({EXTRA})") from None
+        raise DecisionPivotError(f"{shown(url)}: reading training files needs fsspec ({EXTRA})") from None
     try:
         return fsspec.core.url_to_fs(url)
     except (ImportError, ValueError) as exc:
-        raise DecisionPivotError(f"{url}: cannot open this kind of URL ({exc}); install its fsspec "
+        raise DecisionPivotError(f"{shown(url)}: cannot open this kind of URL ({_reason(exc)}); install its fsspec "
                                  "file system, e.g. s3fs for s3://") from None
 
 
 def _is_url(spec: str) -> bool:
     return "://" in spec
+
+
+def shown(spec: str) -> str:
+    """A training input as it may be printed and written: a URL without its credentials and signatures (a URL
+    with neither stays as it is, ``memory:///x`` included)."""
+    if not _is_url(spec):
+        return spec
+    parts = urlsplit(spec)
+    return redact_url(spec) if "@" in parts.netloc or parts.query else redact(spec)
+
+
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s'\"<>]+")
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong, on one line, without the secrets of any URL it quotes."""
+    text = " ".join((str(exc) or type(exc).__name__).split())
+    return redact(_URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text))
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """What reading a file may raise besides OSError: the HTTP client's errors (a body shorter than its
+    Content-Length, a reset) are not OSErrors."""
+    errors: list[type[BaseException]] = [OSError, EOFError]
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is not None:
+        errors.append(aiohttp.ClientError)
+    return tuple(errors)
 
 
 def _change_key(info: dict[str, Any]) -> str:
@@ -151,36 +198,39 @@ def expand_inputs(specs: Sequence[str]) -> list[TrainingFile]:
     seen: set[str] = set()
     for spec in specs:
         fs, path = _filesystem(spec)
+        said = shown(spec)
+        # in a URL "?" starts the query (every presigned URL has one): only its path may hold a pattern
+        pattern = urlsplit(spec).path if _is_url(spec) else path
         try:
             fs.invalidate_cache()  # listings cached by an earlier call in this process may be stale
-            if any(c in path for c in "*?["):
+            if any(c in pattern for c in "*?["):
                 matches = [m for m in sorted(fs.glob(path)) if not _hidden(m) and fs.isfile(m)]
                 if not matches:
-                    raise DecisionPivotError(f"{spec}: no training files match")
+                    raise DecisionPivotError(f"{said}: no training files match")
+            elif fs.isfile(path):  # before isdir: over HTTP, isdir downloads the whole file to look for links
+                matches = [path]
             elif fs.isdir(path):
                 matches = [m for m in sorted(fs.find(path)) if not _hidden(m)]
                 if not matches:
-                    raise DecisionPivotError(f"{spec}: folder holds no training files")
-            elif fs.isfile(path):
-                matches = [path]
+                    raise DecisionPivotError(f"{said}: folder holds no training files")
             else:
-                raise DecisionPivotError(f"{spec}: no such training file")
+                raise DecisionPivotError(f"{said}: no such training file")
             for match in matches:
                 info = fs.info(match)
                 location = fs.unstrip_protocol(match) if _is_url(spec) else match
                 if location in seen:
                     continue
                 seen.add(location)
-                url = spec if match == path else (location if _is_url(spec) or os.path.isabs(spec)
-                                                  else os.path.relpath(match))
+                url = shown(spec if match == path else (location if _is_url(spec) or os.path.isabs(spec)
+                                                        else os.path.relpath(match)))
                 fmt, compression = detect_format(match)
                 if fmt == PARQUET and compression:
                     raise DecisionPivotError(f"{url}: a Parquet file compresses its columns itself; "
                                              "remove the outer compression")
                 files.append(TrainingFile(url, location, int(info.get("size") or 0), _change_key(info), fmt,
                                           compression))
-        except OSError as exc:
-            raise DecisionPivotError(f"{spec}: cannot list training files ({exc})") from None
+        except _transport_errors() as exc:
+            raise DecisionPivotError(f"{said}: cannot list training files ({_reason(exc)})") from None
     return files
 
 
@@ -188,8 +238,8 @@ def _open(file: TrainingFile) -> BinaryIO:
     fs, path = _filesystem(file.location)
     try:
         return fs.open(path, "rb")
-    except OSError as exc:
-        raise DecisionPivotError(f"{file.url}: cannot read training file ({exc})") from None
+    except _transport_errors() as exc:
+        raise DecisionPivotError(f"{file.url}: cannot read training file ({_reason(exc)})") from None
 
 
 def _parquet_module() -> Any:
@@ -207,7 +257,7 @@ def _parquet_file(file: TrainingFile, handle: BinaryIO) -> Any:
     try:
         return pq.ParquetFile(handle)
     except (pa.ArrowException, OSError, ValueError) as exc:
-        raise DecisionPivotError(f"{file.url}: not a readable Parquet file ({exc})") from None
+        raise DecisionPivotError(f"{file.url}: not a readable Parquet file ({_reason(exc)})") from None
 
 
 def plan_parts(files: Sequence[TrainingFile], part_bytes: int) -> list[Part]:
@@ -247,8 +297,8 @@ class _Counted:
     def read(self, size: int) -> bytes:
         try:
             data = self.handle.read(size)
-        except OSError as exc:
-            raise DecisionPivotError(f"{self.url}: cannot read training file ({exc})") from None
+        except _transport_errors() as exc:
+            raise DecisionPivotError(f"{self.url}: cannot read training file ({_reason(exc)})") from None
         self.count += len(data)
         return data
 
@@ -286,17 +336,28 @@ def _zstd_pieces(raw: _Counted) -> Iterator[bytes]:
         raise DecisionPivotError(f"{raw.url}: reading .zst training files needs zstandard ({EXTRA})") from None
     context = zstandard.ZstdDecompressor()
     decompressor, started = context.decompressobj(), False
-    data = raw.read(READ_BYTES // 4)
+    pending: list[bytes] = []
+    pending_bytes = 0
+    data = raw.read(READ_BYTES)
     while data:
-        started = True
-        out = decompressor.decompress(data)
-        if out:
-            yield out
+        started, fed = True, 0
+        while fed < len(data) and not decompressor.eof:  # small pieces: one call's output stays bounded
+            out = decompressor.decompress(data[fed : fed + ZSTD_FEED_BYTES])
+            fed += ZSTD_FEED_BYTES
+            pending.append(out)
+            pending_bytes += len(out)
+            if pending_bytes >= OUT_BYTES:
+                yield b"".join(pending)
+                pending, pending_bytes = [], 0
+        if pending_bytes:
+            yield b"".join(pending)
+            pending, pending_bytes = [], 0
         if decompressor.eof:  # a frame ended; what follows may be another frame
-            data, decompressor, started = decompressor.unused_data, context.decompressobj(), False
-            data = data or raw.read(READ_BYTES // 4)
+            rest = decompressor.unused_data + data[fed:]
+            decompressor, started = context.decompressobj(), False
+            data = rest or raw.read(READ_BYTES)
         else:
-            data = raw.read(READ_BYTES // 4)
+            data = raw.read(READ_BYTES)
     if started:
         raise EOFError("the file ends inside a zstd frame")
 
@@ -337,10 +398,11 @@ def _aligned(handle: BinaryIO, position: int, first_boundary: Callable[[bytes], 
         offset += len(data)
 
 
-def _pieces(stream: _Counted | _Inflated, origin: int, end: int | None, cut: Callable[[bytes, int], int], url: str,
-            limit: int | None = None) -> Iterator[tuple[bytes, int]]:
+def _pieces(stream: _Counted | _Inflated, origin: int, end: int | None, cut: Callable[[bytes, int], int],
+            limit: int, too_long: Callable[[int, int], str]) -> Iterator[tuple[bytes, int]]:
     """(piece, offset) of a stream from ``origin`` to ``end`` (None: its end), about CHUNK_BYTES each; a piece
-    ends where ``cut(buffer, carried)`` says (0: read more), the last one at ``end`` or the stream's end."""
+    ends where ``cut(buffer, carried)`` says (0: read more), the last one at ``end`` or the stream's end. More
+    than ``limit`` bytes without a cut is refused with ``too_long(bytes, offset)``."""
     position, carry = origin, b""
     while end is None or position + len(carry) < end:
         data = stream.read(CHUNK_BYTES if end is None else min(CHUNK_BYTES, end - position - len(carry)))
@@ -349,9 +411,8 @@ def _pieces(stream: _Counted | _Inflated, origin: int, end: int | None, cut: Cal
         buffer = carry + data
         at = len(buffer) if end is not None and position + len(buffer) >= end else cut(buffer, len(carry))
         if at == 0:
-            if limit is not None and len(buffer) > limit:
-                raise DecisionPivotError(f"{url}: no ASCII whitespace or punctuation in {len(buffer)} bytes from "
-                                         f"byte {position}; not text that can be scanned")
+            if len(buffer) > limit:
+                raise DecisionPivotError(too_long(len(buffer), position))
             carry = buffer
             continue
         yield buffer[:at], position
@@ -364,8 +425,13 @@ def _stream_blocks(stream: _Counted | _Inflated, raw: _Counted, origin: int, end
                    url: str) -> Iterator[Block]:
     """Text from ``origin`` to ``end`` (None: the end of the stream) cut after SAFE bytes, then lookahead blocks."""
     position = origin
+
+    def too_long(size: int, offset: int) -> str:
+        return (f"{url}: no ASCII whitespace or punctuation in {size} bytes from byte {offset}; "
+                "not text that can be scanned")
+
     for piece, position in _pieces(stream, origin, end, lambda buffer, carried: safe_cut(buffer, max(0, carried - 1)),
-                                   url, MAX_UNCUT_BYTES):
+                                   MAX_UNCUT_BYTES, too_long):
         yield Block(piece, position, False, raw.count, len(piece))
         position += len(piece)
     if end is None:
@@ -419,7 +485,15 @@ def _documents(lines: bytes, origin: int, first_line: int | None, url: str, cons
 def _jsonl_blocks(stream: _Counted | _Inflated, raw: _Counted, origin: int, end: int | None, url: str,
                   first_line: int | None) -> Iterator[Block]:
     line = first_line
-    for piece, position in _pieces(stream, origin, end, lambda buffer, _: buffer.rfind(b"\n") + 1, url):
+
+    def too_long(size: int, offset: int) -> str:
+        where = f"{url}:{line}" if line is not None else f"{url}: the line at byte {offset}"
+        return (f"{where}: a JSON line longer than {MAX_LINE_BYTES >> 20} MiB (over {size} bytes read); dp overlap "
+                "parses a record whole and refuses longer lines to keep memory bounded: split the record, or give "
+                "its text as a plain text file")
+
+    for piece, position in _pieces(stream, origin, end, lambda buffer, carried: buffer.rfind(b"\n", carried) + 1,
+                                   MAX_LINE_BYTES, too_long):
         yield _documents(piece, position, line, url, raw.count)
         if line is not None:
             line += piece.count(b"\n")
@@ -469,7 +543,7 @@ def _parquet_blocks(file: TrainingFile, handle: BinaryIO, part: Part, text_colum
 
 def _corrupt(file: TrainingFile, exc: BaseException) -> DecisionPivotError:
     what = {"gzip": "gzip", "zstd": "zstd"}.get(file.compression, "")
-    reason = str(exc) or type(exc).__name__
+    reason = _reason(exc)
     if what:
         return DecisionPivotError(f"{file.url}: corrupt or truncated {what} file ({reason}); nothing of it was counted")
     return DecisionPivotError(f"{file.url}: cannot read training file ({reason})")
@@ -486,7 +560,7 @@ def read_part(part: Part, text_column: str = "text") -> Iterator[Block]:
             try:
                 yield from _parquet_blocks(file, handle, part, text_column)
             except (pa.ArrowException, OSError) as exc:
-                raise DecisionPivotError(f"{file.url}: not a readable Parquet file ({exc})") from None
+                raise DecisionPivotError(f"{file.url}: not a readable Parquet file ({_reason(exc)})") from None
             return
         is_jsonl = file.format == JSONL
         if file.compression:
@@ -510,7 +584,7 @@ def read_part(part: Part, text_column: str = "text") -> Iterator[Block]:
             raise
         except DecisionPivotError:
             raise
-        except (EOFError, zlib.error, OSError, ValueError) as exc:
+        except (EOFError, zlib.error, OSError, ValueError, *_transport_errors()) as exc:
             raise _corrupt(file, exc) from None
         except Exception as exc:
             if type(exc).__name__ == "ZstdError":

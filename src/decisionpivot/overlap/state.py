@@ -1,12 +1,16 @@
 """The resume state of a scan: a journal of finished parts and their hits, one JSON line per part.
 
 The first line names the item index (its digest covers the normalisation, ``n`` and every item's
-tokens); each further line is one finished part: the file, its change key, the range, and the
-items it flagged with their evidence. A line is appended (and synced to disk) as soon as its part
-is done, so a crash loses at most the parts in flight; a torn last line is dropped on reading. A
-part is skipped when the journal holds it for the same file, change key and range: a changed
-file (other size or modification stamp) is scanned again, and a file added later is the only one
-scanned. A journal written for other items or another ``n`` is replaced.
+tokens) and every other option that changes what a part yields (the text column); each further
+line is one finished part: the file, its change key, the range, and the items it flagged with
+their evidence. A line is appended (and synced to disk) as soon as its part is done, so a crash
+loses at most the parts in flight; a torn last line is dropped on reading. A part is skipped
+when the journal holds it for the same file, change key and range: a changed file (other size
+or modification stamp) is scanned again, and a file added later is the only one scanned. A
+journal written for other items, another ``n`` or another ``--text-column`` is replaced (said
+once): a part's result depends on all of them. A URL is journaled without its credentials and
+signatures (:func:`~decisionpivot.overlap.sources.shown`): a presigned URL signed again resumes,
+and the change key (size and modification stamp or ETag) still tells a changed file.
 """
 
 from __future__ import annotations
@@ -21,22 +25,24 @@ from decisionpivot.items import atomic_write_bytes
 from decisionpivot.overlap.index import ItemIndex
 from decisionpivot.overlap.normalise import NORMALISATION
 from decisionpivot.overlap.scan import Evidence, PartResult
-from decisionpivot.overlap.sources import Part
+from decisionpivot.overlap.sources import Part, shown
 
-FORMAT = 1
+FORMAT = 2
+"""2: the header names the text column, and URLs are written without secrets."""
 _ENTRY_KEYS = ("location", "key", "unit", "start", "end", "text_bytes", "tokens", "hits")
 
 
 def _part_key(part: Part) -> tuple[str, str, str, int, int]:
-    return (part.file.location, part.file.key, part.unit, part.start, part.end)
+    return (shown(part.file.location), part.file.key, part.unit, part.start, part.end)
 
 
 class ScanState:
     """The finished parts of a scan, read from and appended to a journal file (or kept in memory only)."""
 
-    def __init__(self, path: Path | None, index: ItemIndex) -> None:
+    def __init__(self, path: Path | None, index: ItemIndex, text_column: str = "text") -> None:
         self.path = path
-        self.header = {"overlap_state": FORMAT, "index": index.digest, "n": index.n, "normalisation": NORMALISATION}
+        self.header = {"overlap_state": FORMAT, "index": index.digest, "n": index.n, "normalisation": NORMALISATION,
+                       "text_column": text_column}
         self.finished: dict[tuple[str, str, str, int, int], dict[str, Any]] = {}
         self.note = ""
         """Said once to the user: resumed, or replaced a journal of another scan."""
@@ -51,7 +57,8 @@ class ScanState:
             atomic_write_bytes(path, "".join(json.dumps(line, sort_keys=True) + "\n" for line in lines).encode())
         else:
             if lines:
-                self.note = f"{path} was written for other items or another --n; starting afresh"
+                self.note = (f"{path} was written for other items, another --n or another --text-column; "
+                             "starting afresh")
             atomic_write_bytes(path, (json.dumps(self.header, sort_keys=True) + "\n").encode())
 
     @staticmethod
@@ -92,7 +99,7 @@ class ScanState:
     def record(self, result: PartResult) -> None:
         """Append a finished part to the journal (synced to disk before returning)."""
         part = result.part
-        entry = {"file": part.file.url, "location": part.file.location, "key": part.file.key, "unit": part.unit,
+        entry = {"file": part.file.url, "location": shown(part.file.location), "key": part.file.key, "unit": part.unit,
                  "start": part.start, "end": part.end, "text_bytes": result.text_bytes, "tokens": result.tokens,
                  "hits": {item: [e.unit, e.position, e.ngram] for item, e in result.hits.items()}}
         self.finished[_part_key(part)] = entry

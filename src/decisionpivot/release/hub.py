@@ -37,6 +37,7 @@ from decisionpivot.release.datacard import ACCESS_CONDITIONS, ConfigEntry, datas
 from decisionpivot.release.manifest import (
     DATASET_NAME,
     MANIFEST_NAME,
+    core_entry,
     digest,
     expected_manifest,
     file_entry,
@@ -102,8 +103,7 @@ def _collect_core(core_dir: Path, parts: _Parts) -> None:
         parts.copies[path] = source
         items = _count_lines(source)
         parts.configs.append(ConfigEntry(name, "core", entry["layer"], path, items, CORE_ITEMS_SPDX))
-        parts.core[name] = {"file": path, "layer": entry["layer"], "items": items, "groups": entry.get("groups"),
-                            "sha256": found}
+        parts.core[name] = core_entry(entry, items)
 
 
 def release_route(card: TaskCard) -> RouteDecision:

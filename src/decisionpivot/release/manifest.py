@@ -9,12 +9,19 @@ The package ships the manifest of the release it was cut for, ``expected_manifes
 this module; ``dp download`` verifies downloads against it (not against the downloaded manifest,
 which whoever can write to the dataset repository could change too). Maintainers refresh it with
 ``dp release --record-manifest`` after building the release they are about to publish.
+
+The core families' hashes have one home: the released core manifest
+(``released/core-<version>.MANIFEST.json``, which ``dp evaluate`` and ``dp score`` check items
+against). ``expected_manifest.json`` is stored without its ``core`` section, and
+:func:`expected_manifest` derives that section from the released core manifest that is the very file
+the release lists as ``core/MANIFEST.json`` (by its SHA-256 in ``files``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +34,38 @@ EXPECTED_MANIFEST = Path(__file__).resolve().parent / "expected_manifest.json"
 """The manifest of the release this package verifies downloads against."""
 HUB_FILES = frozenset({".gitattributes"})
 """Files the hub adds to every repository; they are not part of the release and not verified."""
+
+
+CORE = "core"
+"""The manifest's section of core families (derived, never stored in expected_manifest.json)."""
+
+
+def core_entry(family: Mapping[str, Any], items: int) -> dict[str, Any]:
+    """A core family's entry in a release manifest, from its entry in the core folder's MANIFEST.json."""
+    return {"file": f"core/{family['file']}", "layer": family["layer"], "items": items,
+            "groups": family.get("groups"), "sha256": family["sha256"]}
+
+
+def stored_form(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """The expected manifest as the package stores it: without the core section the released core manifest holds."""
+    return {key: value for key, value in manifest.items() if key != CORE}
+
+
+def _with_core(manifest: dict[str, Any], path: Path) -> dict[str, Any]:
+    from decisionpivot import item_hashes
+
+    listed = (manifest["files"].get(f"core/{MANIFEST_NAME}") or {}).get("sha256")
+    shipped = next((p for p in sorted(item_hashes.RELEASED.glob("core-*.MANIFEST.json")) if sha256_file(p) == listed),
+                   None)  # the very file the release lists, whatever core version it holds
+    if shipped is None:
+        raise DecisionPivotError(f"{path}: the release lists core/{MANIFEST_NAME} with SHA-256 {listed}, and no "
+                                 f"released core manifest in {item_hashes.RELEASED} has it; record both with "
+                                 "`dp release --record-manifest`")
+    core = json.loads(shipped.read_text(encoding="utf-8"))
+    derived = {name: core_entry(entry, entry["items"]) for name, entry in core.get("families", {}).items()}
+    position = list(manifest).index("digest") + 1 if "digest" in manifest else 0
+    keys = list(manifest)
+    return {**{k: manifest[k] for k in keys[:position]}, CORE: derived, **{k: manifest[k] for k in keys[position:]}}
 
 
 def file_entry(path: Path) -> dict[str, Any]:
@@ -76,10 +115,12 @@ def expected_manifest() -> dict[str, Any] | None:
     """The release manifest shipped with the package, or None if none was recorded."""
     if not EXPECTED_MANIFEST.exists():
         return None
-    return read_manifest_file(EXPECTED_MANIFEST)
+    manifest = read_manifest_file(EXPECTED_MANIFEST)
+    return manifest if CORE in manifest else _with_core(manifest, EXPECTED_MANIFEST)
 
 
 def record_expected_manifest(manifest: dict[str, Any], target: Path = EXPECTED_MANIFEST) -> Path:
-    """Maintainers: store ``manifest`` as the package's expected manifest (commit the file afterwards)."""
-    atomic_write_bytes(target, manifest_bytes(manifest))
+    """Maintainers: store ``manifest`` as the package's expected manifest, without its core section (commit the file
+    afterwards, with the released core manifest it is derived from)."""
+    atomic_write_bytes(target, manifest_bytes(stored_form(manifest)))
     return target

@@ -36,11 +36,12 @@ class SystemFacts:
     reference_layers: int
     """Reference layers with a scored task."""
     failed: int
-    """Failed predictions over every answer file read (errors, invalid probabilities, missing records)."""
+    """Failed predictions of the included tasks, as scoring.json's operations record them (the leaderboard's
+    "Failed" column; an excluded partial task's records are not counted)."""
     errors: int
-    """Records with an explicit error."""
+    """Records with an explicit error in the included tasks' answer files (the tasks ``failed`` counts)."""
     restricted: int
-    """Error records that are input restrictions."""
+    """Error records that are input restrictions (scoring.json's operations)."""
     partial_tasks: tuple[str, ...]
     """Tasks excluded for records below 99% of items (partial runs)."""
     missing_tasks: tuple[str, ...]
@@ -75,20 +76,21 @@ def system_facts(inputs: ReportInputs, system: str) -> SystemFacts:
     heuristic = config.get("family") if kind == "baseline" and config.get("baseline") == "heuristic" else None
     pair = inputs.get(system, CORE, MACRO, "pair_accuracy")
     overall = inputs.get(system, REFERENCE, MACRO, SCORE)
-    files = inputs.answer_files(system)
     excluded = inputs.exclusions(system)
     partial = tuple(x["task"] for x in excluded if str(x.get("reason", "")).startswith("records for"))
     missing = tuple(x["task"] for x in excluded if x.get("track") == CORE and x.get("reason") == "no answer file")
     ops = inputs.operations(system)
+    left_out = {x["task"] for x in excluded}
     return SystemFacts(
         system=system,
         kind=kind,
         heuristic_family=str(heuristic) if heuristic else None,
         core_families=pair.n if pair is not None else 0,
         reference_layers=overall.n if overall is not None else 0,
-        failed=sum(int(a.get("failed", 0)) for a in files),
-        errors=sum(int(a.get("error_records", 0)) for a in files),
-        restricted=sum(int(a.get("restricted", 0)) for a in files),
+        failed=int(ops.get("failed_predictions", 0)),
+        errors=sum(int(a.get("error_records", 0)) for a in inputs.answer_files(system)
+                   if a.get("task") not in left_out),
+        restricted=int(ops.get("input_restrictions", 0)),
         partial_tasks=partial,
         missing_tasks=missing,
         concurrency=_concurrency(config),

@@ -22,7 +22,14 @@ from decisionpivot.report.html import (
     text_cell,
 )
 from decisionpivot.report.inputs import ReportInputs
-from decisionpivot.report.system_pages import GATE_HEADINGS, gate_rows
+from decisionpivot.report.system_pages import (
+    GATE_HEADINGS,
+    PARTIAL_HEADINGS,
+    ROBUSTNESS_HEADINGS,
+    gate_rows,
+    partial_cells,
+    robustness_cells,
+)
 
 
 def runs_body(inputs: ReportInputs, facts: dict[str, SystemFacts]) -> str:
@@ -55,27 +62,22 @@ def runs_body(inputs: ReportInputs, facts: dict[str, SystemFacts]) -> str:
            Table("How each system ran", headings, rows, sortable=True).render()]
     robustness = [r for r in inputs.robustness() if r.get("task") == "macro"]
     if robustness:
-        body = [[Cell(system_link(r["system"], ""), sort=r["system"], header=True), Cell(str(r["permutations"]),
-                                                                                         cls="num"),
-                 *[Cell(number(r[k]), cls="num", sort=sort_key(r[k])) for k in
-                   ("item_accuracy", "item_accuracy_permuted", "pair_accuracy", "pair_accuracy_permuted",
-                    "changed_share")]] for r in robustness]
+        body = [[Cell(system_link(r["system"], ""), sort=r["system"], header=True), *robustness_cells(r)]
+                for r in robustness]
         out.append(section("Option-order robustness", paragraph(
             "Macro over the families with permuted runs (per family on each system's page): accuracy in the official "
             "option order and the mean over K seeded re-orderings, and the share of answers that change.")
-            + Table("Accuracy under permuted options (macro)", ["System", "K", "Item acc.", "permuted", "Pair acc.",
-                                                                "permuted", "Changed %"], body, sortable=True).render(),
+            + Table("Accuracy under permuted options (macro)", ["System", *ROBUSTNESS_HEADINGS], body,
+                    sortable=True).render(),
             "robustness"))
     if inputs.partial:
         body = [[Cell(system_link(str(r["system"]), ""), sort=str(r["system"]), header=True), text_cell(r["task"]),
-                 Cell(f"{int(r['answered'])} of {int(r['items'])}", cls="num"),
-                 Cell(number(r.get("complete_groups"), 0), cls="num"), Cell(number(r.get("item_accuracy")), cls="num"),
-                 Cell(number(r.get("pair_accuracy")), cls="num")] for r in inputs.partial]
+                 *partial_cells(r)] for r in inputs.partial]
         out.append(section(f"Partial runs ({PARTIAL_LABEL})", paragraph(
             "Tasks below the 99% of items a result needs, scored on their answered items only by <code>dp score "
             "--partial</code>: a quick check, never a result.")
-            + Table(f"Partial scores ({PARTIAL_LABEL})", ["System", "Task", "Answered", "Complete groups",
-                                                           "Item acc.", "Pair acc."], body, sortable=True).render(),
+            + Table(f"Partial scores ({PARTIAL_LABEL})", ["System", "Task", *PARTIAL_HEADINGS], body,
+                    sortable=True).render(),
             "partial"))
     exclusions = [x for x in inputs.scoring.get("exclusions", []) if x.get("reason") != "no answer file"]
     if exclusions:

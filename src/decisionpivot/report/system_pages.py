@@ -171,15 +171,34 @@ def _operations(inputs: ReportInputs, facts: SystemFacts) -> str:
                                                  _config(meta) or paragraph("Not recorded."), level=3), "operations")
 
 
+ROBUSTNESS_HEADINGS = ("K", "Item acc.", "permuted", "Pair acc.", "permuted", "Changed %")
+"""Columns of an option-order robustness row after what it is about (a family here, a system on the runs page)."""
+
+
+def robustness_cells(row: Mapping[str, Any]) -> list[Cell]:
+    """The cells under :data:`ROBUSTNESS_HEADINGS` of one row of scoring.json's robustness."""
+    return [Cell(str(row["permutations"]), cls="num"),
+            *[Cell(number(row[k]), cls="num", sort=sort_key(row[k])) for k in
+              ("item_accuracy", "item_accuracy_permuted", "pair_accuracy", "pair_accuracy_permuted", "changed_share")]]
+
+
+PARTIAL_HEADINGS = ("Answered", "Complete groups", "Item acc.", "Pair acc.")
+"""Columns of a partial run's row after what it is about (its task; its system and task on the runs page)."""
+
+
+def partial_cells(row: Mapping[str, Any]) -> list[Cell]:
+    """The cells under :data:`PARTIAL_HEADINGS` of one row of partial.csv."""
+    return [Cell(f"{int(row['answered'])} of {int(row['items'])}", cls="num"),
+            Cell(number(row.get("complete_groups"), 0), cls="num"), Cell(number(row.get("item_accuracy")), cls="num"),
+            Cell(number(row.get("pair_accuracy")), cls="num")]
+
+
 def _robustness(inputs: ReportInputs, system: str) -> str:
     rows = inputs.robustness(system)
     if not rows:
         return ""
-    headings = ["Family", "K", "Item acc.", "permuted", "Pair acc.", "permuted", "Changed %"]
-    body = [[text_cell(r["task"], header=True), Cell(str(r["permutations"]), cls="num"),
-             *[Cell(number(r[k]), cls="num", sort=sort_key(r[k])) for k in
-               ("item_accuracy", "item_accuracy_permuted", "pair_accuracy", "pair_accuracy_permuted", "changed_share")]]
-            for r in rows]
+    headings = ["Family", *ROBUSTNESS_HEADINGS]
+    body = [[text_cell(r["task"], header=True), *robustness_cells(r)] for r in rows]
     return section("Option-order robustness", paragraph(
         "The items asked again under K seeded orders of their options (<code>dp evaluate --permute-options K</code>); "
         "\u201cpermuted\u201d is the mean over the K orders, \u201cChanged %\u201d the share of answers that change.")
@@ -190,14 +209,12 @@ def _partial(inputs: ReportInputs, system: str) -> str:
     rows = inputs.partial_rows(system)
     if not rows:
         return ""
-    body = [[text_cell(r["task"], header=True), Cell(f"{int(r['answered'])} of {int(r['items'])}", cls="num"),
-             Cell(number(r.get("complete_groups"), 0), cls="num"), Cell(number(r.get("item_accuracy")), cls="num"),
-             Cell(number(r.get("pair_accuracy")), cls="num")] for r in rows]
+    body = [[text_cell(r["task"], header=True), *partial_cells(r)] for r in rows]
     return section(f"Partial runs ({PARTIAL_LABEL})", paragraph(
         "Tasks below the 99% of items a result needs, scored on the answered items only (<code>dp score "
         "--partial</code>): a check that the system works, not a result, and never on the leaderboard.")
-        + Table(f"Partial scores of {system} ({PARTIAL_LABEL})", ["Task", "Answered", "Complete groups", "Item acc.",
-                                                                  "Pair acc."], body).render(), "partial")
+        + Table(f"Partial scores of {system} ({PARTIAL_LABEL})", ["Task", *PARTIAL_HEADINGS], body).render(),
+        "partial")
 
 
 def _stability(inputs: ReportInputs, system: str) -> str:

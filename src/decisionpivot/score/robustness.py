@@ -87,8 +87,10 @@ def permuted_runs(runs: Path, system: str, task: str) -> list[Path]:
 
 def asks_without_order(layout: TaskLayout, answers: TaskAnswers) -> bool:
     """Whether this task's items reach the system with no option order at all: yes/no items read as noul."""
+    from decisionpivot.evaluate.questions import without_order
+
     readout = str(answers.meta.get("readout") or "")
-    return readout.endswith("/noul") and all(sorted(keys) == ["no", "yes"] for keys in layout.option_keys)
+    return without_order("noul" if readout.endswith("/noul") else readout, layout.option_keys)
 
 
 def order_free_families(runs: Path, layouts: Sequence[TaskLayout], answers: dict[tuple[str, str], TaskAnswers],
