@@ -16,6 +16,7 @@ import hashlib
 import importlib
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -83,6 +84,9 @@ class Setting:
     """One line for the documentation and error messages."""
     identity: bool = True
     """Whether the key changes the answers (part of the run's fingerprint); transport keys are not."""
+    recorded: Callable[[Any], Any] | None = None
+    """How a value that may hold secrets is written to meta files and fingerprints (each secret as a hash);
+    None: as it is."""
 
 
 def _message(expected: str, value: Any) -> SettingError:
@@ -172,6 +176,14 @@ def optional_command(value: Any) -> list[str] | None:
     return [str(v) for v in value]
 
 
+def names(value: Any) -> list[str]:
+    """A list of environment variable names."""
+    if not isinstance(value, list) or not all(isinstance(v, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v)
+                                              for v in value):
+        raise _message("a list of environment variable names, e.g. [HF_TOKEN]", value)
+    return list(value)
+
+
 def string_mapping(value: Any) -> dict[str, str]:
     checked = mapping(value)
     if not all(isinstance(v, str) for v in checked.values()):
@@ -240,7 +252,7 @@ class SystemConfig:
         """
         from decisionpivot.redact import MARK, redact_data, redact_url
 
-        settings = dict(self.settings)
+        settings = self._recorded_settings()
         if isinstance(settings.get("headers"), dict):
             settings["headers"] = dict.fromkeys(settings["headers"], MARK)
         if isinstance(settings.get("base_url"), str):
@@ -254,7 +266,13 @@ class SystemConfig:
     def identity(self) -> dict[str, Any]:
         """The settings that change the answers (model, prompt, readout...), without transport keys."""
         settings = self.spec.settings
-        return {"kind": self.kind, **{k: v for k, v in self.settings.items() if settings[k].identity}}
+        return {"kind": self.kind, **{k: v for k, v in self._recorded_settings().items() if settings[k].identity}}
+
+    def _recorded_settings(self) -> dict[str, Any]:
+        """The settings with each secret a setting may hold replaced by its hash (``Setting.recorded``)."""
+        specs = self.spec.settings
+        return {k: specs[k].recorded(v) if k in specs and specs[k].recorded and v is not None else v
+                for k, v in self.settings.items()}
 
     def fingerprint(self) -> str:
         """SHA-256 of :meth:`identity` as canonical JSON: a resumed run must have the same one."""
