@@ -185,9 +185,13 @@ def hidden_command(words: Any) -> Any:
 
 def hidden_environment(env: Any) -> Any:
     """``serve_env:`` with the value of every variable with a secret name (:func:`is_secret_name`), and every value
-    :func:`redact` would hide, hashed."""
+    :func:`redact` would hide, hashed; a ``${NAME}`` reference to dp's environment names no secret and stays."""
     if not isinstance(env, Mapping):
         return env
-    return {name: secret_hash(str(value)) if is_secret_name(name) or redact(str(value), {}) != str(value)
-            else value
+    return {name: value if _REFERENCE.fullmatch(str(value)) else secret_hash(str(value))
+            if is_secret_name(name) or redact(str(value), {}) != str(value) else value
             for name, value in env.items()}
+
+
+_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+"""``${NAME}``: a variable of dp's environment named, not a value (recorded as it is)."""

@@ -117,7 +117,7 @@ def test_a_wrong_path_still_stops_the_run_naming_the_url(tmp_path: Path, items_d
     """Every request 404 from the start: a configuration error, stopped early, the URL named (#32 item 6)."""
     with FaultServer(lambda digest, attempt: "status:404:Not Found") as server:
         path = config(tmp_path, server.base_url, path="/v2/nothing")
-        with pytest.raises(StopRun, match=r"requests to http://127\.0\.0\.1:\d+/v2/nothing all failed with HTTP 404"):
+        with pytest.raises(StopRun, match=r"all failed with HTTP 404: Not Found - .* at http://127\.0\.0\.1:\d+/v2/nothing,"):
             evaluate_system(get_system("s1", path), items_dir, tmp_path / "runs", limit=30, progress=False)
     assert (tmp_path / "runs" / "s1" / f"{FAMILY}.jsonl").read_text() == ""
 
@@ -211,3 +211,41 @@ def test_records_of_a_soak_hold_no_status_as_an_answer(tmp_path: Path, items_dir
     written = answers(run.path)
     assert meta["answers"] == sum("p" in r for r in written.values())
     assert meta["errors"] == sum("error" in r for r in written.values()) == run.transient
+
+
+def test_restart_against_a_dead_server_keeps_the_answers_it_says_it_keeps(tmp_path: Path, items_dir: Path) -> None:
+    """Issue 29: ``--restart`` moved the answers aside, then the dead server stopped the run: an empty answer file
+    under a message saying "answers so far are kept"."""
+    runs = tmp_path / "runs"
+    with FaultServer() as server:
+        [first] = evaluate_system(get_system("s1", config(tmp_path, server.base_url)), items_dir, runs, limit=5,
+                                  progress=False)
+    before = first.path.read_bytes()
+    meta_before = first.path.with_name(f"{FAMILY}.meta.json").read_bytes()
+    dead = config(tmp_path, "http://127.0.0.1:9", concurrency=1)
+    with pytest.raises(StopRun, match="Answers so far are kept"):
+        evaluate_system(get_system("s1", dead), items_dir, runs, limit=5, progress=False, restart=True)
+    assert first.path.read_bytes() == before and first.path.with_name(f"{FAMILY}.meta.json").read_bytes() == meta_before
+    assert not list(first.path.parent.glob("*.bak*")), "nothing moved aside"
+    with FaultServer() as server:  # the server is back: the restart happens, the old answers kept as .bak
+        [again] = evaluate_system(get_system("s1", config(tmp_path, server.base_url)), items_dir, runs, limit=5,
+                                  progress=False, restart=True)
+    assert again.answered == 5 and first.path.with_name(f"{FAMILY}.jsonl.bak").read_bytes() == before
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+def test_a_full_disk_names_the_answer_file(tmp_path: Path, items_dir: Path) -> None:
+    """ENOSPC from the kernel (/dev/full), not a traceback: the error names the file it could not write."""
+    from decisionpivot.evaluate.answers import AnswerFileError, AnswerWriter
+
+    path, meta = tmp_path / "runs" / "s1" / f"{FAMILY}.jsonl", tmp_path / "runs" / "s1" / f"{FAMILY}.meta.json"
+    items = items_dir / f"{FAMILY}.jsonl"
+    writer, _ = AnswerWriter.open(path, meta, task=FAMILY, items_file=items,
+                                  items_sha256=hashlib.sha256(items.read_bytes()).hexdigest(),
+                                  system=get_system("s1", config(tmp_path, "http://127.0.0.1:9")), shard=None)
+    writer._handle.close()
+    writer._handle = open("/dev/full", "ab")  # noqa: SIM115 - closed by the writer
+    with pytest.raises(AnswerFileError, match=rf"cannot write {path}: No space left on device"):
+        writer.write({"id": f"{FAMILY}:00000", "p": {"yes": 1.0, "no": 0.0}})
+    writer._handle = path.open("ab")
+    writer.close(items=1, retries=0, finished=False)

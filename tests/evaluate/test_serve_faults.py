@@ -105,7 +105,7 @@ def test_the_served_process_gets_only_its_configured_environment(tmp_path: Path,
     monkeypatch.setenv("LC_TIME", "C")
     report = tmp_path / "report.json"
     server = start_server("served", [*(p.replace("{python}", sys.executable) for p in SERVE), str(report)],
-                          {"OMP_NUM_THREADS": "1"}, 60, pass_env=["WANTED_TOKEN"])
+                          {"OMP_NUM_THREADS": "1", "WANTED_TOKEN": "${WANTED_TOKEN}"}, 60)
     try:
         deadline = time.monotonic() + 30
         while not report.exists() and time.monotonic() < deadline:
@@ -118,25 +118,30 @@ def test_the_served_process_gets_only_its_configured_environment(tmp_path: Path,
     assert set(env) <= set(served.BASE_ENVIRONMENT) | {"WANTED_TOKEN", "OMP_NUM_THREADS", "LC_TIME", "LC_CTYPE"}
 
 
-def test_secrets_of_serve_and_serve_env_are_recorded_as_hashes(tmp_path: Path, items_dir: Path) -> None:
+def test_secrets_of_serve_and_serve_env_are_recorded_as_hashes(tmp_path: Path, items_dir: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     secret_arg, secret_env, secret_inline = "arg-secret-0123456789", "env-secret-0123456789", "inline-secret-987"
     path = chat_config(tmp_path, [*SERVE, "--api-key", secret_arg, f"--hf-token={secret_inline}", "--threads", "2"],
-                       serve_env={"HF_TOKEN": secret_env, "OMP_NUM_THREADS": "1"})
+                       serve_env={"HF_TOKEN": secret_env, "OMP_NUM_THREADS": "1", "OTHER_KEY": "${OTHER_KEY}"})
     system = get_system("served", path)
+    monkeypatch.setenv("OTHER_KEY", "other-secret-value-0123")
     [run] = evaluate_system(system, items_dir, tmp_path / "runs", limit=2, progress=False)
     for written in (tmp_path / "runs").rglob("*"):
         if written.is_file():
             text = written.read_text()
             assert secret_arg not in text and secret_env not in text and secret_inline not in text, written
+            assert "other-secret-value-0123" not in text, written
     meta = json.loads(run.path.with_name(f"{FAMILY}.meta.json").read_text())
     assert meta["identity"]["serve_env"]["OMP_NUM_THREADS"] == "1"
     assert meta["identity"]["serve_env"]["HF_TOKEN"].startswith("sha256:")
+    assert meta["identity"]["serve_env"]["OTHER_KEY"] == "${OTHER_KEY}", "a reference names no secret"
     assert meta["identity"]["serve"][-3:] == [meta["identity"]["serve"][-3], "--threads", "2"]
     assert meta["identity"]["serve"][-3].startswith("--hf-token=sha256:")
     # another secret is another fingerprint (a changed secret may change answers), the same one the same
     other = chat_config(tmp_path, [*SERVE, "--api-key", "another-secret-0000", f"--hf-token={secret_inline}",
                                    "--threads", "2"], "other.yaml", serve_env={"HF_TOKEN": secret_env,
-                                                                               "OMP_NUM_THREADS": "1"})
+                                                                               "OMP_NUM_THREADS": "1",
+                                                                               "OTHER_KEY": "${OTHER_KEY}"})
     assert get_system("served", other).fingerprint() != system.fingerprint()
     assert get_system("served", path).fingerprint() == system.fingerprint()
 
@@ -173,3 +178,9 @@ def test_a_shell_wrapped_server_ends_with_dp(tmp_path: Path, items_dir: Path, en
     while _alive(server_pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _alive(server_pid), f"the served process outlived dp ({ending})"
+
+
+def test_a_reference_to_an_unset_variable_is_one_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NOT_SET_ANYWHERE", raising=False)
+    with pytest.raises(ServeError, match=r"serve_env refers to \$\{NOT_SET_ANYWHERE\}, which is not set"):
+        start_server("served", [sys.executable, "-c", "pass"], {"X": "${NOT_SET_ANYWHERE}"})

@@ -79,7 +79,6 @@ from decisionpivot.evaluate.kinds import (
     text,
 )
 from decisionpivot.evaluate.kinds import mapping as mapping_check
-from decisionpivot.evaluate.kinds import names as variable_names
 from decisionpivot.evaluate.served import READY_TIMEOUT_S, LocalServer, start_server
 from decisionpivot.items import Item
 from decisionpivot.redact import hidden_command, hidden_environment, redact, redact_url
@@ -171,11 +170,9 @@ HTTP_SETTINGS: dict[str, Setting] = {
                      "evaluation ('{port}': a free loopback port, '{python}': this Python); base_url is then its URL "
                      "(secret arguments are recorded as hashes)", recorded=hidden_command),
     "serve_env": Setting({}, string_mapping, "environment variables for the served process (e.g. pinned BLAS "
-                         "threads and kernel, for the same answer bytes on every host); values of secret-named "
-                         "variables are recorded as hashes", recorded=hidden_environment),
-    "serve_pass_env": Setting([], variable_names, "names of variables of dp's environment the served process also gets "
-                              "(e.g. [HF_TOKEN]; it gets only a minimum otherwise: see served.BASE_ENVIRONMENT)",
-                              identity=False),
+                         "threads and kernel, for the same answer bytes on every host; '${NAME}' passes dp's own "
+                         "NAME, e.g. HF_TOKEN: '${HF_TOKEN}'); it gets only these and served.BASE_ENVIRONMENT; "
+                         "values of secret-named variables are recorded as hashes", recorded=hidden_environment),
     "serve_ready_s": Setting(READY_TIMEOUT_S, number(0, strict=True), "seconds the served process may take to "
                              "answer", identity=False),
     "price_per_million_input_tokens": Setting(None, optional_number(0), "for the cost column of the leaderboard",
@@ -436,10 +433,10 @@ class _EarlyStop:
             statuses = {status for _, status, _ in self.held}
             if len(self.held) >= self.threshold and len(statuses) == 1:
                 raise StopRun(
-                    f"the first {len(self.held)} requests to {self.url or 'the server'} all failed with HTTP "
-                    f"{config_status}: "
-                    f"{message or '(no message)'} - a configuration error (model name, URL, fields), not the "
-                    "items; nothing was recorded for them. Fix the system's config and run again"
+                    f"the first {len(self.held)} requests all failed with HTTP {config_status}: "
+                    f"{message or '(no message)'} - a configuration error (model name, URL, fields) at "
+                    f"{self.url or 'the server'}, not the items; nothing was recorded for them. Fix the system's "
+                    "config and run again"
                 )
             if len(statuses) > 1:  # two different refusals: not one configuration error
                 self.finish()  # the held records, this one included (once)
@@ -731,7 +728,7 @@ class HttpRunner:
         s = self.system.settings
         if s.get("serve") and self.server is None:
             self.server = start_server(self.system.name, s["serve"], s.get("serve_env") or {},
-                                       float(s["serve_ready_s"]), pass_env=s.get("serve_pass_env") or ())
+                                       float(s["serve_ready_s"]))
             self._point_at(self.server.base_url + str(s.get("serve_prefix") or ""))
         if self.server is not None:
             counters.server = dict(self.server.info)

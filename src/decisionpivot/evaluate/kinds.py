@@ -16,7 +16,6 @@ import hashlib
 import importlib
 import json
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -174,14 +173,6 @@ def optional_command(value: Any) -> list[str] | None:
             or not str(value[0]).strip():
         raise _message("a command as a list of words, e.g. [prog, --port, '{port}']", value)
     return [str(v) for v in value]
-
-
-def names(value: Any) -> list[str]:
-    """A list of environment variable names."""
-    if not isinstance(value, list) or not all(isinstance(v, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v)
-                                              for v in value):
-        raise _message("a list of environment variable names, e.g. [HF_TOKEN]", value)
-    return list(value)
 
 
 def string_mapping(value: Any) -> dict[str, str]:

@@ -26,8 +26,9 @@ the answer files' meta.
   took the port first (a race between choosing the port and the server's bind, or a squatter) is
   never asked: dp tries another port, :data:`PORT_ATTEMPTS` times, then stops with one line naming it.
 * **Only what it is configured with.** The process gets :data:`BASE_ENVIRONMENT` from dp's environment
-  (and the ``LC_*`` variables), the variables named in ``serve_pass_env`` (e.g. ``[HF_TOKEN]``), and
-  ``serve_env``: not every secret of the shell. Numeric libraries pinned in ``serve_env`` (threads, BLAS
+  (and the ``LC_*`` variables) and ``serve_env``, where ``${NAME}`` stands for dp's own NAME (``HF_TOKEN:
+  "${HF_TOKEN}"``: the secret passed by name, never written down): not every secret of the shell.
+  Numeric libraries pinned in ``serve_env`` (threads, BLAS
   kernel) make its answers the same bytes on every run and host. Secret-named variables of
   ``serve_env`` and secret arguments of ``serve`` are recorded as hashes
   (:func:`~decisionpivot.redact.hidden_command`, :func:`~decisionpivot.redact.hidden_environment`).
@@ -39,6 +40,7 @@ import contextlib
 import ctypes
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -64,8 +66,8 @@ BASE_ENVIRONMENT = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAG
                     "HF_HOME", "HF_HUB_CACHE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "XDG_CACHE_HOME",
                     "SOURCE_DATE_EPOCH", "SYSTEMROOT")
 """Variables of dp's environment a served process gets (plus every ``LC_*``): where programs, libraries, caches and
-the user's home are, the locale and the time zone - none of them a secret. Everything else it is given by name
-(``serve_pass_env``) or value (``serve_env``)."""
+the user's home are, the locale and the time zone - none of them a secret. Everything else it is given in
+``serve_env``, by value or as ``${NAME}``."""
 
 
 class ServeError(DecisionPivotError):
@@ -89,14 +91,23 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child before e
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def served_environment(env: Mapping[str, str], pass_env: Sequence[str] = (),
-                       environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The served process's environment: :data:`BASE_ENVIRONMENT` and ``LC_*`` of ``environ`` (dp's), the variables
-    named in ``pass_env``, then ``env`` (``serve_env``)."""
+REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+"""``${NAME}`` in a ``serve_env`` value: dp's own variable NAME (a secret passed by name, never written down)."""
+
+
+def served_environment(name: str, env: Mapping[str, str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The served process's environment: :data:`BASE_ENVIRONMENT` and ``LC_*`` of ``environ`` (dp's), then ``env``
+    (``serve_env``) with each ``${NAME}`` replaced by ``environ``'s NAME (ServeError when it is not set)."""
     source = os.environ if environ is None else environ
-    kept = {name: value for name, value in source.items()
-            if name in BASE_ENVIRONMENT or name.startswith("LC_") or name in pass_env}
-    return {**kept, **dict(env)}
+    kept = {key: value for key, value in source.items() if key in BASE_ENVIRONMENT or key.startswith("LC_")}
+
+    def referenced(match: re.Match[str]) -> str:
+        if match[1] not in source:
+            raise ServeError(f"system {name!r}: serve_env refers to ${{{match[1]}}}, which is not set in dp's "
+                             "environment")
+        return source[match[1]]
+
+    return {**kept, **{key: REFERENCE.sub(referenced, value) for key, value in env.items()}}
 
 
 @dataclass
@@ -207,9 +218,9 @@ def _launch(name: str, template: Sequence[str], environment: dict[str, str], por
 
 
 def start_server(name: str, template: Sequence[str], env: Mapping[str, str] | None = None,
-                 ready_timeout_s: float = READY_TIMEOUT_S, *, pass_env: Sequence[str] = ()) -> LocalServer:
+                 ready_timeout_s: float = READY_TIMEOUT_S) -> LocalServer:
     """Start system ``name``'s server on a free loopback port and wait until it answers (see the module docstring)."""
-    environment = served_environment(env or {}, pass_env)
+    environment = served_environment(name, env or {})
     squatted: list[int] = []
     for _ in range(PORT_ATTEMPTS):
         port = free_port()
