@@ -688,7 +688,7 @@ class HttpRunner:
                                       "max_tokens_field...), not the items; nothing was recorded for it. Fix the "
                                       "system's config and run again")
                     record = {"id": item.id, "error": f"HTTP {status}: {message}", **timing}
-                    if is_generic_message(status, message):  # held: transient if the server answers later
+                    if is_generic_message(status, message):  # early-stop material, else written as transient
                         record["generic"] = True
                     return record, status, message
                 failure = f"HTTP {status}: {message}" if message else f"HTTP {status}"
