@@ -165,7 +165,8 @@ def test_a_shell_wrapped_server_ends_with_dp(tmp_path: Path, items_dir: Path, en
     dp = subprocess.Popen([sys.executable, "-m", "decisionpivot.cli", "evaluate", "--system", "served", "--config",
                            str(config), "--items", str(items_dir), "--runs", str(tmp_path / "runs"), "--limit", limit],
                           cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])})
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                              [p for p in (os.environ.get("PYTHONPATH"), str(ROOT)) if p])})
     deadline = time.monotonic() + 60
     while not report.exists() and time.monotonic() < deadline and dp.poll() is None:
         time.sleep(0.05)
@@ -177,7 +178,10 @@ def test_a_shell_wrapped_server_ends_with_dp(tmp_path: Path, items_dir: Path, en
     deadline = time.monotonic() + 30
     while _alive(server_pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _alive(server_pid), f"the served process outlived dp ({ending})"
+    survived = _alive(server_pid)
+    if survived:  # leave nothing behind when the test fails
+        os.kill(server_pid, signal.SIGKILL)
+    assert not survived, f"the served process outlived dp ({ending})"
 
 
 def test_a_reference_to_an_unset_variable_is_one_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
