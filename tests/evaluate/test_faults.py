@@ -249,3 +249,13 @@ def test_a_full_disk_names_the_answer_file(tmp_path: Path, items_dir: Path) -> N
         writer.write({"id": f"{FAMILY}:00000", "p": {"yes": 1.0, "no": 0.0}})
     writer._handle = path.open("ab")
     writer.close(items=1, retries=0, finished=False)
+
+
+def test_a_refused_proxy_credential_stops_the_run_at_once(tmp_path: Path, items_dir: Path) -> None:
+    """407 (the proxy wants a credential) is no more the model's answer than 401: the run stops, nothing recorded."""
+    with FaultServer(lambda digest, attempt: "status:407") as server:
+        path = config(tmp_path, server.base_url, concurrency=1)
+        with pytest.raises(StopRun, match=r"HTTP 407: Proxy Authentication Required - check the proxy's credential"):
+            evaluate_system(get_system("s1", path), items_dir, tmp_path / "runs", limit=10, progress=False)
+        assert len(server.faults) == 1
+    assert (tmp_path / "runs" / "s1" / f"{FAMILY}.jsonl").read_text() == ""
