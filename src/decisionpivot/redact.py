@@ -139,3 +139,59 @@ class RedactingStream:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+SECRET_NAME = re.compile(r"(?:^|[_\-.])(?:api[_\-]?)?(?:key|keys|token|secret|password|passwd|pwd|credentials?|auth)"
+                         r"(?:$|[_\-.])", re.IGNORECASE)
+"""A variable or option name that holds a secret: ``HF_TOKEN``, ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``,
+``--api-key``, ``--hf-token``, ``--password``, ``--auth`` (the name's words, not any name containing them)."""
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable or a command-line option called ``name`` holds a secret (:data:`SECRET_NAME`)."""
+    return bool(SECRET_NAME.search(name.lstrip("-")))
+
+
+def secret_hash(value: str) -> str:
+    """What is recorded in place of a secret: ``sha256:`` and the first 16 hex digits of its SHA-256 (a changed
+    secret changes a fingerprint; the value cannot be read back, though a short guessable one can be guessed)."""
+    import hashlib
+
+    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:16]
+
+
+def hidden_command(words: Any) -> Any:
+    """A ``serve:`` command with each secret argument hashed: the value after an option with a secret name
+    (``--api-key VALUE``), ``--api-key=VALUE``, ``NAME=VALUE`` with a secret name (``env HF_TOKEN=... prog``), and
+    any word :func:`redact` would hide (an ``hf_...`` or ``sk-...`` token wherever it stands)."""
+    if not isinstance(words, list):
+        return words
+    shown: list[Any] = []
+    after_secret_option = False
+    for word in words:
+        text = str(word)
+        name, equals, value = text.partition("=")
+        if after_secret_option and not text.startswith("-"):
+            shown.append(secret_hash(text))
+        elif equals and value and is_secret_name(name):
+            shown.append(f"{name}={secret_hash(value)}")
+        elif redact(text, {}) != text:  # no environment: the same on every machine
+            shown.append(secret_hash(text))
+        else:
+            shown.append(word)
+        after_secret_option = text.startswith("-") and not equals and is_secret_name(text)
+    return shown
+
+
+def hidden_environment(env: Any) -> Any:
+    """``serve_env:`` with the value of every variable with a secret name (:func:`is_secret_name`), and every value
+    :func:`redact` would hide, hashed; a ``${NAME}`` reference to dp's environment names no secret and stays."""
+    if not isinstance(env, Mapping):
+        return env
+    return {name: value if _REFERENCE.fullmatch(str(value)) else secret_hash(str(value))
+            if is_secret_name(name) or redact(str(value), {}) != str(value) else value
+            for name, value in env.items()}
+
+
+_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
+"""``${NAME}``: a variable of dp's environment named, not a value (recorded as it is)."""

@@ -53,7 +53,7 @@ class FakeOpenAI:
                  custom: Callable[[str, list[str]], dict[str, Any] | None] | None = None,
                  respond: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
                  serial: bool = False,
-                 refuse: Callable[[dict[str, Any]], tuple[int, bytes] | None] | None = None) -> None:
+                 refuse: Callable[[dict[str, Any]], tuple[int, bytes] | None] | None = None, port: int = 0) -> None:
         self.plan = plan
         self.refuse = refuse  # sees the whole request body; (status, body) to answer with instead
         self.custom = custom
@@ -65,7 +65,7 @@ class FakeOpenAI:
         self.attempts: dict[str, list[float]] = defaultdict(list)
         self.requests: list[dict[str, Any]] = []
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock.bind(("127.0.0.1", port))
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.runner: web.AppRunner | None = None
@@ -157,3 +157,25 @@ class FakeOpenAI:
 
 def _reply(status: int, body: bytes, headers: dict[str, str] | None = None) -> web.Response:
     return web.Response(status=status, body=body, content_type="application/json", headers=headers)
+
+
+def main(argv: list[str]) -> None:
+    """``python -m tests.evaluate.fake_openai_server PORT [REPORT]``: serve on PORT until killed, as a ``serve:``
+    command would; REPORT (a file) gets this process's id and environment as JSON. Further arguments are ignored."""
+    import os
+    import sys
+
+    port = int(argv[0])
+    with FakeOpenAI(port=port):
+        if len(argv) > 1 and not argv[1].startswith("-"):
+            Path(argv[1]).write_text(json.dumps({"pid": os.getpid(), "env": dict(os.environ)}))
+        print(f"serving on {port}", file=sys.stderr, flush=True)
+        while True:
+            time.sleep(3600)
+
+
+if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+
+    main(sys.argv[1:])

@@ -9,6 +9,8 @@ hand on asyncio streams so each of those can be produced on demand, plus redirec
 ``plan(digest, attempt) -> fault`` chooses, per request, by the SHA-256 of the request's state and
 the attempt number for that state (1 for the first), so a test knows which item meets which fault;
 the answer is the one :mod:`tests.evaluate.fake_decision_server` gives for that state (deterministic).
+Besides the body faults: ``status:<code>[:<body>]`` answers that status with that body (the status's
+phrase by default), and ``hang`` reads the request and never answers (a server that accepts and hangs).
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ import struct
 import threading
 from collections import defaultdict
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any
 
 from tests.evaluate.fake_decision_server import expected_probabilities, state_digest
 
+_KNOWN = {status.value for status in HTTPStatus}
 BODY_FAULTS = ("reset", "short", "slow", "gzip", "cut_close", "chunked_cut")
 """Faults after a 200 status line; each must be retried by the client, never scored."""
 
@@ -39,6 +43,8 @@ class FaultServer:
         self.attempts: dict[str, int] = defaultdict(int)
         self.seen: list[dict[str, str]] = []
         self.faults: list[str] = []
+        self.paths: list[str] = []
+        """The request target of each request (path and query)."""
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
@@ -92,6 +98,7 @@ class FaultServer:
         head = await reader.readuntil(b"\r\n\r\n")
         lines = head.decode("latin-1").split("\r\n")
         headers = {k.strip().lower(): v.strip() for k, v in (line.split(":", 1) for line in lines[1:] if ":" in line)}
+        self.paths.append(lines[0].split(" ")[1])
         body = await reader.readexactly(int(headers.get("content-length", "0")))
         self.seen.append(headers)
         payload = json.loads(body)
@@ -102,6 +109,14 @@ class FaultServer:
         if fault.startswith("redirect:"):  # redirect:<status>:<url>
             _, status, target = fault.split(":", 2)
             writer.write(f"HTTP/1.1 {status} Moved\r\nLocation: {target}\r\nContent-Length: 0\r\n\r\n".encode())
+            await writer.drain()
+            return True
+        if fault == "hang":
+            await asyncio.sleep(3600)
+        if fault.startswith("status:"):  # status:<code>[:<body>]
+            _, code, *text = fault.split(":", 2)
+            body = (text[0] if text else HTTPStatus(int(code)).phrase if int(code) in _KNOWN else "").encode()
+            writer.write(_head(int(code), {"Content-Length": str(len(body))}) + body)
             await writer.drain()
             return True
         answer = json.dumps(self._answer(payload, digest)).encode()

@@ -279,3 +279,38 @@ def test_a_real_server_gets_the_same_request_from_inspect_and_dp(tmp_path: Path,
     raw = {json.loads(r["raw"])["choices"][0]["message"]["content"] for r in
            map(json.loads, (runs / "served" / "policy_case.raw.jsonl").read_text().splitlines())}
     assert {s.output.completion for s in read_eval_log(str(log)).samples} == raw, "the very same replies"
+
+
+def test_an_item_twice_in_epoch_one_is_refused(tmp_path: Path, release_items: Path, mock_log: Path) -> None:
+    """Issue 29: a log holding an item's sample twice was imported last-wins."""
+    log = read_eval_log(str(mock_log))
+    twice = sample_of(log, "policy_case:00004").model_copy(deep=True)
+    log.samples = [*(log.samples or []), twice]
+    edited = tmp_path / "twice.json"  # the JSON log format holds the samples as a list
+    write_eval_log(log, str(edited))
+    with pytest.raises(DecisionPivotError, match=r"sample 'policy_case:00004' appears twice in epoch 1"):
+        import_inspect_log(edited, "twice", tmp_path / "runs", release_items)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_huge_member_in_a_small_log_is_refused_unread(tmp_path: Path, release_items: Path, mock_log: Path) -> None:
+    """Issue 29: a 400 MB member in a 430 KB .eval held 0.93 GB. Here 300 MiB of zeros, a few hundred KiB packed."""
+    import resource
+    import shutil
+    import zipfile
+
+    from decisionpivot.harness.inspect_import import MAX_MEMBER_BYTES
+
+    bomb = tmp_path / "bomb.eval"
+    shutil.copyfile(mock_log, bomb)
+    chunk = bytes(2**20)
+    with zipfile.ZipFile(bomb, "a", compression=zipfile.ZIP_DEFLATED) as archive, \
+            archive.open("samples/policy_case:00099_epoch_1.json", "w", force_zip64=True) as member:
+        for _ in range(MAX_MEMBER_BYTES // len(chunk) + 44):
+            member.write(chunk)
+    assert bomb.stat().st_size < 2 * 2**20
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(DecisionPivotError, match=r"member 'samples/policy_case:00099_epoch_1.json' unpacks to 300 MiB"):
+        import_inspect_log(bomb, "bomb", tmp_path / "runs", release_items)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 2**10, "KiB of peak memory"
+    assert not (tmp_path / "runs").exists()

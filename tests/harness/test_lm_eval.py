@@ -263,3 +263,91 @@ def test_a_folder_of_two_runs_or_no_samples_is_a_clear_error(tmp_path: Path, rel
     with pytest.raises(SystemExit) as caught:
         main(["import", "lm-eval", str(tmp_path / "runs"), "--system", "x", "--items", str(release_items)])
     assert caught.value.code == 2 and "no such samples file or folder" in capsys.readouterr().err
+
+
+# Issue 29 case 7 and "Hangs and tracebacks": runs that are not DecisionPivot's 0-shot prompt, and damaged numbers.
+# These build the samples lm-eval writes by hand (its format, as the real runs above write it): no lm_eval run.
+
+RUN_TIME = "2026-12-03T01-00-00.000000"
+UNCHANGED = object()
+
+
+def handmade_run(folder: Path, release_items: Path, *, chat: bool = False, results: dict[str, Any] | None = None,
+                 context: Any = None, log_likelihood: Any = UNCHANGED, count: int = 6) -> Path:
+    """A folder holding one lm-eval run of ``decisionpivot[_chat]_policy_case`` as lm-eval writes it.
+
+    ``context(item)`` replaces the item's context; ``log_likelihood`` replaces the first sample's first value.
+    """
+    from decisionpivot.evaluate.hf import key_body, plain_prompt
+    from decisionpivot.harness.release_items import item_sha256
+
+    task = "decisionpivot_chat_policy_case" if chat else "decisionpivot_policy_case"
+    folder.mkdir(parents=True)
+    lines = []
+    for number, item in enumerate(read_items(release_items / "policy_case.jsonl")[:count]):
+        if context is not None:
+            text = context(item)
+        elif chat:
+            text = f"<|system|>\n{SYSTEM_MESSAGE}\n<|user|>\n{key_body(item)}\n<|assistant|>\n"
+        else:
+            text = plain_prompt(item)
+        keys = list(item.option_keys) if chat else [" " + key for key in item.option_keys]
+        values: list[Any] = [-1.0 - 0.5 * k for k in range(len(keys))]
+        if number == 0 and log_likelihood is not UNCHANGED:
+            values[0] = log_likelihood
+        lines.append(json.dumps({
+            "doc": {"id": item.id, "item_sha256": item_sha256(item)},
+            "arguments": {f"gen_args_{k}": {"arg_0": text, "arg_1": key} for k, key in enumerate(keys)},
+            "filtered_resps": [[value, False] for value in values]}))
+    (folder / f"samples_{task}_{RUN_TIME}.jsonl").write_text("\n".join(lines) + "\n")
+    base = {"config": {"model": "hf", "model_args": "pretrained=tiny"}, "n-shot": {task: 0},
+            "configs": {task: {"num_fewshot": 0}}, "system_instruction": None, "system_instruction_sha": None,
+            "chat_template": "{{ messages }}" if chat else None, "fewshot_as_multiturn": chat}
+    (folder / f"results_{RUN_TIME}.json").write_text(json.dumps({**base, **(results or {})}))
+    return folder
+
+
+def test_a_handmade_zero_shot_run_imports(tmp_path: Path, release_items: Path) -> None:
+    for chat in (False, True):
+        run = handmade_run(tmp_path / f"run-{chat}", release_items, chat=chat)
+        [written] = import_lm_eval_samples(run, f"zero-shot-{chat}", tmp_path / "runs", release_items)
+        assert written.in_log == 6
+
+
+@pytest.mark.parametrize("results", [
+    {"n-shot": {"decisionpivot_policy_case": 3}},
+    {"configs": {"decisionpivot_policy_case": {"num_fewshot": 3}}},
+    {"system_instruction": "Be brief.", "system_instruction_sha": "ab12"}], ids=["n-shot", "num_fewshot", "system"])
+def test_few_shot_and_system_instruction_runs_are_refused(tmp_path: Path, release_items: Path,
+                                                          results: dict[str, Any]) -> None:
+    run = handmade_run(tmp_path / "run", release_items, results=results)
+    with pytest.raises(DecisionPivotError, match=r"few-shot examples \(--num_fewshot\)|system instruction"):
+        import_lm_eval_samples(run, "shots", tmp_path / "runs", release_items)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_few_shot_turns_in_a_chat_context_are_refused_whatever_the_results_say(tmp_path: Path,
+                                                                                release_items: Path) -> None:
+    """``--num_fewshot 3 --fewshot_as_multiturn``: three release items and their gold answers as chat turns."""
+    from decisionpivot.evaluate.hf import key_body
+
+    examples = read_items(release_items / "policy_case.jsonl")[100:103]
+    turns = "".join(f"<|user|>\n{key_body(e)}\n<|assistant|>\n{e.answer}\n" for e in examples)
+
+    def few_shot(item: Any) -> str:
+        return f"<|system|>\n{SYSTEM_MESSAGE}\n{turns}<|user|>\n{key_body(item)}\n<|assistant|>\n"
+
+    run = handmade_run(tmp_path / "run", release_items, chat=True, context=few_shot)
+    with pytest.raises(DecisionPivotError, match=r"holds 4 items' prompts.*few-shot examples"):
+        import_lm_eval_samples(run, "shots", tmp_path / "runs", release_items)
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf"), "NaN", "-Infinity", 50.0, True, None],
+                         ids=["nan", "inf", "-inf", "nan-text", "-inf-text", "+50", "true", "null"])
+def test_impossible_log_likelihoods_are_refused_before_a_byte_is_written(tmp_path: Path, release_items: Path,
+                                                                        value: Any) -> None:
+    run = handmade_run(tmp_path / "run", release_items, log_likelihood=value)
+    with pytest.raises(DecisionPivotError, match=r"samples_decisionpivot_policy_case_.*\.jsonl:1: log-likelihood"):
+        import_lm_eval_samples(run, "damaged", tmp_path / "runs", release_items)
+    assert not (tmp_path / "runs").exists(), "no empty answer file"

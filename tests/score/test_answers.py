@@ -232,3 +232,41 @@ def test_loading_runs_excludes_tasks_with_reasons_and_collects_warnings(tmp_path
     assert any("unknown_task.jsonl: no items for task 'unknown_task'" in w for w in loaded.warnings)
     with pytest.raises(AnswerFileError, match="no folder for system"):
         load_runs(tmp_path / "runs", tmp_path / "items", systems=["ghost"])
+
+
+def test_huge_probabilities_do_not_overflow_the_normalisation(tmp_path: Path, layout: TaskLayout) -> None:
+    """Issue 29: {"approve": 1e308, "deny": 1e308} summed to infinity and normalised to all zeros."""
+    a = read(tmp_path, layout, [
+        {"id": "policy_case:00000", "p": {"approve": 1e308, "deny": 1e308, "escalate": 0}},
+        {"id": "policy_case:00001", "p": {"approve": 1.7e308, "deny": 1.7e308, "escalate": 1.7e308}},
+        {"id": "policy_case:00002", "p": {"approve": 5e-324, "deny": 0, "escalate": 0}},
+        *[{"id": f"policy_case:{i:05d}", "p": {"approve": 1}} for i in range(3, 6)],
+    ])
+    np.testing.assert_allclose(a.probabilities[0], [0.5, 0.5, 0.0])
+    np.testing.assert_allclose(a.probabilities[1], [1 / 3, 1 / 3, 1 / 3])
+    np.testing.assert_allclose(a.probabilities[2], [1.0, 0.0, 0.0])
+    assert not a.failed[:3].any() and np.isfinite(a.probabilities).all()
+
+
+def test_normalised_rows_equals_its_loop_definition() -> None:
+    from decisionpivot.score.answers import normalised_rows
+
+    rng = np.random.default_rng(7)
+    raw = rng.random((50, 4)) * 10.0 ** rng.integers(-300, 308, size=(50, 1))
+    raw[::7, 1:] = 0.0
+    raw[::5] = 1.7e308  # sums to infinity
+    usable = np.ones(50, dtype=bool)
+    usable[3] = False
+    got = normalised_rows(raw, usable)
+    for row, values in enumerate(raw.tolist()):
+        if not usable[row]:
+            assert got[row].tolist() == [0.0] * 4
+            continue
+        total = 0.0
+        for value in values:
+            total += value
+        if math.isinf(total):  # the sum overflows: scaled by the largest value first
+            peak = max(values)
+            values = [v / peak for v in values]
+            total = sum(values)
+        np.testing.assert_allclose(got[row], [v / total for v in values], rtol=1e-12)

@@ -10,7 +10,10 @@ file holds complete lines and at most one torn last line. Opening the file again
 * refuses a file made for a different items file (both hashes shown) or under a different system
   config (the meta file's ``fingerprint`` of the settings that change answers; both shown) unless
   ``restart``, which moves the old answers to ``<task>.jsonl.bak`` (``.bak.1``, ``.bak.2``... when that
-  exists: a backup is never overwritten) and starts afresh;
+  exists: a backup is never overwritten) and starts afresh - when the first record that is not transient
+  arrives: a restart against a server that is down (only transient failures, or none at all) leaves the
+  old answers where they were;
+* names the file in every error writing it (a full disk, a quota);
 * forgets *transient* error records (the server was down, the retry budget ran out) and, with
   ``retry_errors``, every error record - rewriting the file atomically without them - so that they
   are asked again and each id still has exactly one record.
@@ -263,7 +266,8 @@ def is_transient(record: dict[str, Any]) -> bool:
 class AnswerWriter:
     """Append-only writer of one answer file with its metadata, holding the file's lock."""
 
-    def __init__(self, path: Path, meta_path: Path, meta: dict[str, Any], lock: AnswerLock) -> None:
+    def __init__(self, path: Path, meta_path: Path, meta: dict[str, Any], lock: AnswerLock,
+                 restarting: bool = False) -> None:
         self.path = path
         self.meta_path = meta_path
         self.meta = meta
@@ -277,7 +281,28 @@ class AnswerWriter:
         self.unchanged_meta: dict[str, Any] | None = None
         """The meta file of a finished task, kept unwritten until a record arrives (a no-op re-run changes
         nothing, so ``dvc status`` stays clean)."""
-        self._handle = path.open("ab")
+        self.restarting = restarting
+        """``restart`` asked, the old answers still in place: they move aside on the first record that is not
+        transient (transient ones are held back until then, and dropped if none comes)."""
+        self.held_back: list[dict[str, Any]] = []
+        """Transient records of a restart that has not begun."""
+        self._handle: Any = None if restarting else self._append_handle()
+
+    def _append_handle(self) -> Any:
+        try:
+            return self.path.open("ab")
+        except OSError as exc:
+            raise AnswerFileError(f"cannot write {self.path}: {exc.strerror or exc}") from None
+
+    def _begin_restart(self) -> None:
+        """Move the old answers aside and start the file afresh (see :attr:`restarting`)."""
+        try:
+            keep_as_backup(self.path, self.meta_path)
+        except OSError as exc:
+            raise AnswerFileError(f"cannot move {self.path} aside for --restart: {exc.strerror or exc}") from None
+        self.restarting = False
+        self._handle = self._append_handle()
+        self.save_meta()
 
     @classmethod
     def open(cls, path: Path, meta_path: Path, *, task: str, items_file: Path, items_sha256: str,
@@ -307,10 +332,14 @@ class AnswerWriter:
     def _open_locked(cls, path: Path, meta_path: Path, lock: AnswerLock, *, task: str, items_file: Path,
                      items_sha256: str, system: Any, shard: Shard | None, restart: bool, retry_errors: bool,
                      extra_meta: dict[str, Any]) -> tuple[AnswerWriter, set[str]]:
-        if restart:
-            keep_as_backup(path, meta_path)
+        # old answers stay until the first record that is not transient (AnswerWriter.restarting)
+        deferred = restart and path.is_file() and path.stat().st_size > 0
+        if restart and not deferred:
+            keep_as_backup(path, meta_path)  # nothing to keep: an empty file and its meta go now
         old_meta: dict[str, Any] = {}
-        if meta_path.exists():
+        if deferred:
+            pass
+        elif meta_path.exists():
             try:
                 old_meta = json.loads(meta_path.read_text(encoding="utf-8"))
             except (ValueError, UnicodeDecodeError):
@@ -322,7 +351,7 @@ class AnswerWriter:
         elif path.exists() and path.stat().st_size:
             raise AnswerFileError(f"{path}: answers without {meta_path.name}; cannot tell which items they answer "
                                   "(--restart starts afresh, keeping them as .bak)")
-        records = read_answer_lines(path, repair=False)  # cut a torn last line only once resuming is allowed
+        records = [] if deferred else read_answer_lines(path, repair=False)  # a torn line is cut only on resume
         if records:  # an empty file holds nothing that could be mixed with other answers
             if old_meta.get("items_sha256") != items_sha256:
                 raise AnswerFileError(
@@ -339,7 +368,8 @@ class AnswerWriter:
                     "Resuming would mix two systems' answers: use --restart to start the task afresh, or "
                     "declare the changed config under another system name."
                 )
-        cut_torn_line(path)  # resuming is allowed: now the torn line may go
+        if not deferred:
+            cut_torn_line(path)  # resuming is allowed: now the torn line may go
         forget = [r for r in records if is_transient(r) or (retry_errors and "error" in r)]
         if forget:
             records = [r for r in records if not (is_transient(r) or (retry_errors and "error" in r))]
@@ -366,22 +396,36 @@ class AnswerWriter:
             "retries": int(old_meta.get("retries") or 0),
             "runs": int(old_meta.get("runs") or 0) + 1,
         }
-        writer = cls(path, meta_path, meta, lock)
+        writer = cls(path, meta_path, meta, lock, restarting=deferred)
         writer.unchanged_meta = old_meta if old_meta.get("finished") and not forget else None
-        if writer.unchanged_meta is None:
+        if writer.unchanged_meta is None and not deferred:
             writer.save_meta()
         return writer, done
 
     def write(self, record: dict[str, Any]) -> None:
         """Append one whole record line and flush it to the operating system."""
+        if self.restarting:
+            if is_transient(record):
+                self.held_back.append(record)
+                self.transient += 1
+                return
+            self._begin_restart()
+            held, self.held_back = self.held_back, []
+            self.transient -= len(held)
+            for earlier in held:
+                self.write(earlier)
         if self.unchanged_meta is not None:  # a finished task that gets a record after all: say so first
             self.unchanged_meta = None
             self.save_meta()
         if self.timeless:
             record = {k: v for k, v in record.items() if k not in TIMINGS}
         line = json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
-        self._handle.write(line.encode("utf-8"))
-        self._handle.flush()
+        try:
+            self._handle.write(line.encode("utf-8"))
+            self._handle.flush()
+        except OSError as exc:
+            raise AnswerFileError(f"cannot write {self.path}: {exc.strerror or exc} (the answers written so far "
+                                  "are kept; free space and run again to answer the rest)") from None
         self.meta["answers" if "p" in record or "text" in record else "errors"] += 1
         self.transient += is_transient(record)
         self.written += 1
@@ -398,9 +442,14 @@ class AnswerWriter:
         came back in, so the same answers are the same bytes; ids not in ``order`` keep their place after it.
         """
         try:
-            self._handle.flush()
-            os.fsync(self._handle.fileno())
-            self._handle.close()
+            if self.restarting:  # nothing but transient failures: the old answers stay as they were
+                return
+            try:
+                self._handle.flush()
+                os.fsync(self._handle.fileno())
+                self._handle.close()
+            except OSError as exc:
+                raise AnswerFileError(f"cannot write {self.path}: {exc.strerror or exc}") from None
             if finished and order is not None and self.written:
                 _put_in_order(self.path, order)
             if self.unchanged_meta is not None and finished and self.unchanged_meta.get("items") == items:

@@ -25,6 +25,7 @@ from decisionpivot.evaluate.kinds import (
     optional_text,
     register,
     text,
+    url_path,
 )
 from decisionpivot.evaluate.prompt import ReplyError, chat_messages, parse_reply
 from decisionpivot.evaluate.questions import estimated_tokens
@@ -118,6 +119,9 @@ CHAT_SETTINGS: dict[str, Setting] = {
     "reasoning_effort": Setting(None, optional_text, "sent when set (low, medium, high)"),
     "context_tokens": Setting(None, optional_integer(1), "longer inputs (estimated at 4 characters a token) "
                               "are recorded as input restrictions, not sent"),
+    "serve_prefix": Setting("/v1", url_path, "with serve: the path the server mounts the OpenAI API under (vLLM, "
+                            "llama.cpp, SGLang, transformers serve: /v1); requests go to <prefix>/chat/completions",
+                            identity=False),
 }
 
 register(KindSpec(

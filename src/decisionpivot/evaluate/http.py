@@ -10,16 +10,20 @@ The engine does the rest, the same way for all of them:
   halves it (once per window of requests), each success grows it by 1/limit, up to ``concurrency``,
   so a server that serves one request at a time is not buried under retries of queued requests;
   the time an item waits for a slot is recorded as ``queued_s``, apart from ``latency_s``;
-* retries with full-jitter exponential backoff honouring ``Retry-After`` on 408/409/425/429/5xx/529,
-  timeouts and **every failure while the body is read** (a connection reset mid-body, a body slower
+* retries with full-jitter exponential backoff honouring ``Retry-After`` on every **transport status**
+  (:func:`is_transport_status`: every 5xx, 408, 409, 421, 425, 429 and the proxies' and load balancers'
+  own codes 444, 460, 463, 499), on a 4xx with a generic message (``Not Found``, an HTML error page)
+  once the server has answered a request of the run, on timeouts and **every failure while the body is
+  read** (a connection reset mid-body, a body slower
   than ``timeout_s``, fewer bytes than its Content-Length, an undecodable gzip body, a 200 body that
   is not JSON - what a connection cut without Content-Length looks like): none of these says anything
   about the model. Within ``max_attempts`` and a per-task retry budget; when they are spent the record
   is an error marked ``"transient": true``, which a re-run asks again and which makes ``dp evaluate``
   exit non-zero (the scorer counts it as failed);
-* a server that cannot be reached (connection refused, no such host) for ``stop_after_failures``
-  attempts in a row with no answer in between stops the run with one line; a re-run resumes;
-* 401/403 stop the run at once with the server's message, and so does a 400/422 whose message names a
+* a server that cannot be reached (connection refused, no such host) or that accepts connections and
+  sends nothing within ``timeout_s``, for ``stop_after_failures`` attempts in a row with no answer in
+  between, stops the run with one line; a re-run resumes;
+* 401/403/407 stop the run at once with the server's message, and so does a 400/422 whose message names a
   request parameter (``Unsupported parameter: 'max_tokens'``, an unknown or forbidden field): a
   configuration error, never the model's answer; when the first ``stop_after_failures`` requests all
   fail with the same other 4xx (a wrong model name) the run stops too. Records are not written for
@@ -39,6 +43,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import email.utils
+import http
+import ipaddress
 import json
 import os
 import random
@@ -48,7 +54,7 @@ import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import aiohttp
 
@@ -73,12 +79,16 @@ from decisionpivot.evaluate.kinds import (
     text,
 )
 from decisionpivot.evaluate.kinds import mapping as mapping_check
-from decisionpivot.evaluate.served import LocalServer, start_server
+from decisionpivot.evaluate.served import READY_TIMEOUT_S, LocalServer, start_server
 from decisionpivot.items import Item
-from decisionpivot.redact import redact, redact_url
+from decisionpivot.redact import hidden_command, hidden_environment, redact, redact_url
 
-RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529})
-FATAL_STATUS = frozenset({401, 403})
+TRANSPORT_4XX = frozenset({408, 409, 421, 425, 429, 444, 460, 463, 499})
+"""4xx statuses that say the request did not get through, never what the model thinks of the item: 408 Request
+Timeout, 409 Conflict (a busy resource), 421 Misdirected Request, 425 Too Early, 429 Too Many Requests, and
+the codes proxies and load balancers answer in the server's place (nginx 444 and 499, AWS ELB 460 and 463)."""
+FATAL_STATUS = frozenset({401, 403, 407})
+"""The credential (or the proxy's, 407) is refused: no item can fix it, the run stops."""
 REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
 MAX_REDIRECTS = 5
 BACKOFF_CAP_S = 60.0
@@ -157,11 +167,14 @@ HTTP_SETTINGS: dict[str, Setting] = {
                                    "same 4xx (a configuration error, not the items), or N attempts in a row find "
                                    "no server", identity=False),
     "serve": Setting(None, optional_command, "a command that starts the system's own server, run by dp for the "
-                     "evaluation ('{port}': a free loopback port, '{python}': this Python); base_url is then its URL"),
+                     "evaluation ('{port}': a free loopback port, '{python}': this Python); base_url is then its URL "
+                     "(secret arguments are recorded as hashes)", recorded=hidden_command),
     "serve_env": Setting({}, string_mapping, "environment variables for the served process (e.g. pinned BLAS "
-                         "threads and kernel, for the same answer bytes on every host)"),
-    "serve_ready_s": Setting(120.0, number(0, strict=True), "seconds the served process may take to answer",
-                             identity=False),
+                         "threads and kernel, for the same answer bytes on every host; '${NAME}' passes dp's own "
+                         "NAME, e.g. HF_TOKEN: '${HF_TOKEN}'); it gets only these and served.BASE_ENVIRONMENT; "
+                         "values of secret-named variables are recorded as hashes", recorded=hidden_environment),
+    "serve_ready_s": Setting(READY_TIMEOUT_S, number(0, strict=True), "seconds the served process may take to "
+                             "answer", identity=False),
     "price_per_million_input_tokens": Setting(None, optional_number(0), "for the cost column of the leaderboard",
                                               identity=False),
     "price_per_million_output_tokens": Setting(None, optional_number(0), "for the cost column of the leaderboard",
@@ -218,16 +231,39 @@ def backoff_delay(attempt: int, retry_after: float | None, rng: random.Random, b
     return delay
 
 
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` is this machine (``localhost``, 127.0.0.0/8, ::1): never reached through a proxy."""
+    if not host:
+        return False
+    name = host.strip("[]").lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
 def proxy_for(url: str) -> str | None:
     """The proxy the environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) names for ``url``, or None.
 
-    Looked up once per run: aiohttp's ``trust_env`` would look it up in a worker thread on every
-    request, and that thread's fight for the GIL costs more CPU than the request itself.
+    A loopback host is never sent to a proxy, whatever NO_PROXY says (a proxy elsewhere cannot reach this
+    machine's ``127.0.0.1``: the request would go to the proxy's own). Looked up once per run: aiohttp's
+    ``trust_env`` would look it up in a worker thread on every request, and that thread's fight for the
+    GIL costs more CPU than the request itself.
     """
     parts = urlsplit(url)
+    if is_loopback(parts.hostname):
+        return None
     if parts.hostname and urllib.request.proxy_bypass(parts.hostname):
         return None
     return urllib.request.getproxies().get(parts.scheme)
+
+
+def endpoint_url(base_url: str, path: str) -> str:
+    """``path`` appended to the path of ``base_url``; its query string (``?api-version=...``) stays a query."""
+    parts = urlsplit(base_url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + path, parts.query, ""))
 
 
 def server_message(text: str, limit: int = 300) -> str:
@@ -258,6 +294,31 @@ def server_message(text: str, limit: int = 300) -> str:
             if key in body:
                 return " ".join(flatten(body[key]).split())[:limit]
     return " ".join(flatten(body).split())[:limit]
+
+
+def is_transport_status(status: int) -> bool:
+    """Whether an HTTP status is the infrastructure's, not the model's verdict on the item: every 5xx (a gateway,
+    a proxy, a full disk: 500-599 whatever the code, Cloudflare's 520-530 included) and :data:`TRANSPORT_4XX`.
+    Retried; a record when retries run out is ``transient``."""
+    return 500 <= status <= 599 or status in TRANSPORT_4XX
+
+
+_GENERIC = re.compile(r"^(?:\d{3}\b)?\W*(?:error|not found|bad request|forbidden|unknown error|internal error"
+                      r"|page not found|route not found|no route|method not allowed|gone)?\W*$", re.IGNORECASE)
+
+
+def is_generic_message(status: int, message: str) -> bool:
+    """Whether an error's message says nothing about the item: empty, the status's own phrase (``Not Found``), a
+    bare ``error``, or an HTML page (a proxy's or a framework's default page)."""
+    text = " ".join(message.split())
+    if not text or text.lstrip().startswith("<"):
+        return True
+    try:
+        phrase = http.HTTPStatus(status).phrase
+    except ValueError:
+        phrase = ""
+    core = text.strip(" .!\"'").lower()
+    return core in (phrase.lower(), f"{status} {phrase}".lower(), f"http {status}") or bool(_GENERIC.match(text))
 
 
 def is_input_restriction(status: int, message: str) -> bool:
@@ -358,9 +419,11 @@ class RateLimiter:
 class _EarlyStop:
     """Holds back the first failures of a run until it is clear they are not all the same config error."""
 
-    def __init__(self, emit: Emit, threshold: int) -> None:
+    def __init__(self, emit: Emit, threshold: int, url: str = "") -> None:
         self.emit = emit
         self.threshold = threshold
+        self.url = url
+        """The URL the requests went to (shown redacted), named in the stop's message."""
         self.held: list[tuple[Record, int, str]] = []
         self.open = True
 
@@ -371,23 +434,32 @@ class _EarlyStop:
             if len(self.held) >= self.threshold and len(statuses) == 1:
                 raise StopRun(
                     f"the first {len(self.held)} requests all failed with HTTP {config_status}: "
-                    f"{message or '(no message)'} - a configuration error (model name, URL, fields), not the "
-                    "items; nothing was recorded for them. Fix the system's config and run again"
+                    f"{message or '(no message)'} - a configuration error (model name, URL, fields) at "
+                    f"{self.url or 'the server'}, not the items; nothing was recorded for them. Fix the system's "
+                    "config and run again"
                 )
-            if len(statuses) == 1:
-                return
+            if len(statuses) > 1:  # two different refusals: not one configuration error
+                self.finish()  # the held records, this one included (once)
+            return
         neutral = bool(record.get("transient")) or str(record.get("error", "")).startswith(INPUT_RESTRICTION)
         if self.open and not neutral:  # the server answered: whatever failed was not the configuration
-            self.open = False
-            for held, _, _ in self.held:
-                self.emit(held)
-            self.held.clear()
-        self.emit(record)
+            self.finish()
+        self.emit(self._released(record))
+
+    @staticmethod
+    def _released(record: Record) -> Record:
+        """A held record as written: a generic 4xx (``Not Found``, an HTML page) says nothing about the item (a
+        proxy's page, a server restarting behind it): transient (asked again on a re-run), never the model's answer."""
+        if not record.pop("generic", False):
+            return record
+        return {**record, "error": f"{record['error']} (a generic error page, not the model's answer)",
+                "transient": True}
 
     def finish(self) -> None:
-        """At the end of a run too short to decide: the held records are written as they are."""
+        """Once it is clear the failures are not one configuration error (or at the end of a run too short to
+        decide): the held records are written."""
         for held, _, _ in self.held:
-            self.emit(held)
+            self.emit(self._released(held))
         self.held.clear()
         self.open = False
 
@@ -395,6 +467,11 @@ class _EarlyStop:
 @dataclass
 class _Reply:
     """What one attempt got back: a whole body, or a failure before or while it was read."""
+
+    timed_out: bool = False
+    """The attempt ran out of ``timeout_s`` (waiting for the response or reading its body): the server is saturated."""
+    silent: bool = False
+    """The connection was accepted but no status line came within ``timeout_s``: the server may be hung or gone."""
 
     status: int = 0
     """HTTP status of the (last) response; 0 when none arrived."""
@@ -418,13 +495,33 @@ class _Reachability:
         self.misses = 0
         self.answered = False
 
-    def record(self, reply: _Reply) -> bool:
-        """Note one attempt; True when ``threshold`` attempts in a row found no server."""
-        if reply.unreachable:
+        self.succeeded = False
+        """Some request of the run got a 200: the URL, the model and the key are right."""
+
+        self.last_answer = float("-inf")
+        """When the server last answered anything (time.monotonic)."""
+        self.last_silent_miss = float("-inf")
+        """When a timeout without a response was last counted as a miss."""
+
+    def record(self, reply: _Reply, started: float) -> bool:
+        """Note one attempt begun at ``started``; True when ``threshold`` attempts in a row found no server.
+
+        A timeout with no response counts as one miss per *round*: when the server answered nothing at all since
+        the attempt began, and the attempt began after the last such miss (the requests in flight together time
+        out together: one round, not ``concurrency`` misses). A busy server that answers other requests while some
+        time out is saturated, not gone: the adaptive limit handles it. A server that accepts and never answers
+        stops the run after ``threshold`` rounds of ``timeout_s``.
+        """
+        if reply.silent and self.last_answer < started and started > self.last_silent_miss:
+            self.misses += 1
+            self.last_silent_miss = time.monotonic()
+        elif reply.unreachable:
             self.misses += 1
         elif reply.status:
             self.misses = 0
             self.answered = True
+            self.succeeded = self.succeeded or reply.status == 200
+            self.last_answer = time.monotonic()
         return self.misses >= self.threshold
 
 
@@ -443,7 +540,7 @@ class HttpRunner:
         self.secrets: list[str] = [v for v in self.origin_headers.values() if len(v) >= 4]
         if s.get("api_key_env"):
             raw = os.environ.get(str(s["api_key_env"]))
-            key = (raw or "").strip()  # a key file saved on Windows ends in \r\n
+            key = (raw or "").lstrip("\ufeff").strip()  # a key file saved on Windows: a BOM, \r\n
             if not key:
                 raise DecisionPivotError(
                     f"system {system.name!r}: environment variable {s['api_key_env']} is not set (it holds the API key)"
@@ -464,10 +561,17 @@ class HttpRunner:
             self.origin_headers[str(s.get("auth_header") or "Authorization")] = value
             self.secrets.append(value)
         self.secrets.sort(key=len, reverse=True)
+        userinfo = urlsplit(str(s.get("base_url") or "")).username is not None
+        sends_authorization = "authorization" in {name.lower() for name in self.origin_headers}
+        if userinfo and sends_authorization:
+            raise DecisionPivotError(
+                f"system {system.name!r}: base_url holds a user name or password (user:password@host) and an "
+                "Authorization header is set too (api_key_env or headers:), which an HTTP request cannot carry "
+                "both of; keep one: remove the user-info from base_url, or the key")
         self.rng = random.Random(0)
 
     def _point_at(self, base_url: str) -> None:
-        self.url = base_url.rstrip("/") + self.wire.path
+        self.url = endpoint_url(base_url, self.wire.path)
         self.shown_url = redact_url(self.url)
         """The URL as messages show it (no password, no secret query values)."""
         self.proxy = proxy_for(self.url)
@@ -512,6 +616,8 @@ class HttpRunner:
             except TimeoutError:
                 where = "while reading the body" if reply.status else "waiting for the response"
                 reply.failure = self.hide(f"timeout after {s['timeout_s']:g} s {where} ({self.shown_url})")
+                reply.timed_out = True
+                reply.silent = not reply.status
             except aiohttp.ClientConnectorError as exc:
                 reply.unreachable = True
                 reply.failure = self.hide(f"cannot connect to {redact_url(url)}: {exc.os_error or exc}")
@@ -541,14 +647,16 @@ class HttpRunner:
             try:
                 reply = await self._post(session, body)
             finally:
-                overload = reply.failure.startswith("timeout") or reply.status == 429
+                overload = reply.timed_out or reply.status == 429
                 await gate.release(started, _Outcome(overload=overload, success=reply.status == 200))
             latency = round(time.monotonic() - started, 3)
             timing = {"latency_s": latency, "queued_s": round(queued, 3)}
-            if reach.record(reply):
+            if reach.record(reply, started):
+                what = ("the server accepts connections but answers nothing (hung or overloaded)" if reply.silent
+                        else "the server is not running or not reachable")
                 raise StopRun(f"system {self.system.name!r}: {reply.failure}, {reach.misses} attempts in a row - "
-                              "the server is not running or not reachable. Answers so far are kept; start the "
-                              "server (or fix base_url) and run again to answer the rest")
+                              f"{what}. Answers so far are kept; start the server (or fix base_url) and run "
+                              "again to answer the rest")
             failure = reply.failure
             if reply.redirect:
                 raw_log({"id": item.id, "status": reply.status, "error": reply.redirect})
@@ -563,10 +671,14 @@ class HttpRunner:
                 message = self.hide(server_message(text))
                 raw_log({"id": item.id, "status": status, "raw": self.hide(text[:RAW_LIMIT])})
                 if status in FATAL_STATUS:
+                    whose = "the proxy's credential (HTTPS_PROXY)" if status == 407 else \
+                        "the API key variable and its permissions"
                     raise StopRun(f"system {self.system.name!r}: {self.shown_url} refused the request with HTTP "
-                                  f"{status}: {message or '(no message)'} - check the API key variable and its "
-                                  "permissions")
-                if status not in RETRY_STATUS:
+                                  f"{status}: {message or '(no message)'} - check {whose}")
+                infrastructure = is_transport_status(status) or (
+                    reach.succeeded and is_generic_message(status, message)
+                    and not is_input_restriction(status, message))
+                if not infrastructure:
                     if is_input_restriction(status, message):
                         return {"id": item.id, "error": f"{INPUT_RESTRICTION}: HTTP {status}: {message}",
                                 **timing}, None, ""
@@ -575,7 +687,10 @@ class HttpRunner:
                                       f"with HTTP {status}: {message} - a configuration error (fields, model, "
                                       "max_tokens_field...), not the items; nothing was recorded for it. Fix the "
                                       "system's config and run again")
-                    return {"id": item.id, "error": f"HTTP {status}: {message}", **timing}, status, message
+                    record = {"id": item.id, "error": f"HTTP {status}: {message}", **timing}
+                    if is_generic_message(status, message):  # early-stop material, else written as transient
+                        record["generic"] = True
+                    return record, status, message
                 failure = f"HTTP {status}: {message}" if message else f"HTTP {status}"
             attempt += 1
             if attempt >= int(s["max_attempts"]):
@@ -613,8 +728,8 @@ class HttpRunner:
         s = self.system.settings
         if s.get("serve") and self.server is None:
             self.server = start_server(self.system.name, s["serve"], s.get("serve_env") or {},
-                                       float(s.get("serve_ready_s") or 120))
-            self._point_at(self.server.base_url)
+                                       float(s["serve_ready_s"]))
+            self._point_at(self.server.base_url + str(s.get("serve_prefix") or ""))
         if self.server is not None:
             counters.server = dict(self.server.info)
         asyncio.run(self._run(items, emit, counters, raw_log))
@@ -632,7 +747,7 @@ class HttpRunner:
         limiter = RateLimiter(float(s["requests_per_minute"] or 0))
         concurrency = min(int(s["concurrency"]), max(len(items), 1))
         gate = AdaptiveLimit(concurrency, bool(s.get("adaptive_concurrency", True)))
-        guard = _EarlyStop(emit, int(s.get("stop_after_failures") or 8))
+        guard = _EarlyStop(emit, int(s.get("stop_after_failures") or 8), self.shown_url)
         reach = _Reachability(int(s.get("stop_after_failures") or 8))
         queue: asyncio.Queue[Item] = asyncio.Queue()
         for item in items:

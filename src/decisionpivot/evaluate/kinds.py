@@ -83,6 +83,9 @@ class Setting:
     """One line for the documentation and error messages."""
     identity: bool = True
     """Whether the key changes the answers (part of the run's fingerprint); transport keys are not."""
+    recorded: Callable[[Any], Any] | None = None
+    """How a value that may hold secrets is written to meta files and fingerprints (each secret as a hash);
+    None: as it is."""
 
 
 def _message(expected: str, value: Any) -> SettingError:
@@ -243,7 +246,7 @@ class SystemConfig:
         """
         from decisionpivot.redact import MARK, redact_data, redact_url
 
-        settings = dict(self.settings)
+        settings = self._recorded_settings()
         if isinstance(settings.get("headers"), dict):
             settings["headers"] = dict.fromkeys(settings["headers"], MARK)
         if isinstance(settings.get("base_url"), str):
@@ -257,7 +260,13 @@ class SystemConfig:
     def identity(self) -> dict[str, Any]:
         """The settings that change the answers (model, prompt, readout...), without transport keys."""
         settings = self.spec.settings
-        return {"kind": self.kind, **{k: v for k, v in self.settings.items() if settings[k].identity}}
+        return {"kind": self.kind, **{k: v for k, v in self._recorded_settings().items() if settings[k].identity}}
+
+    def _recorded_settings(self) -> dict[str, Any]:
+        """The settings with each secret a setting may hold replaced by its hash (``Setting.recorded``)."""
+        specs = self.spec.settings
+        return {k: specs[k].recorded(v) if k in specs and specs[k].recorded and v is not None else v
+                for k, v in self.settings.items()}
 
     def fingerprint(self) -> str:
         """SHA-256 of :meth:`identity` as canonical JSON: a resumed run must have the same one."""

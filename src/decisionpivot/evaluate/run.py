@@ -142,10 +142,13 @@ def _answer(system: SystemConfig, runner: _LazyRunner, todo: list[Item], writer:
     handles: list[Any] = []  # the raw log is opened on its first entry: most runs never write one
 
     def raw_log(entry: Record) -> None:
-        if not handles:
-            handles.append(raw_path.open("a", encoding="utf-8"))
-        handles[0].write(json.dumps(entry, ensure_ascii=False) + "\n")
-        handles[0].flush()
+        try:
+            if not handles:
+                handles.append(raw_path.open("a", encoding="utf-8"))
+            handles[0].write(json.dumps(entry, ensure_ascii=False) + "\n")
+            handles[0].flush()
+        except OSError as exc:
+            raise DecisionPivotError(f"cannot write {raw_path}: {exc.strerror or exc}") from None
 
     try:
         if todo:

@@ -5,7 +5,10 @@ evaluate`` checks it): its id an item id, its ``item_sha256`` that item's, and t
 the reply exactly the item's Appendix B request; anything else refuses the whole log before a byte
 is written. The reply is read again here with :func:`~decisionpivot.evaluate.chat.completion_record`
 (the ``chat`` kind's reading, which the task's scorer used too), so a log scored by another scorer
-imports the same. A sample inspect could not finish (its ``error``: retries spent, a limit hit) is
+imports the same. An item may appear once in epoch 1 (a log holding it twice is refused: which
+reply is the model's cannot be told), and no member of a ``.eval`` file may unpack to more than
+:data:`MAX_MEMBER_BYTES` (a small file can hold a huge compressed member; it is refused before
+inspect reads it into memory). A sample inspect could not finish (its ``error``: retries spent, a limit hit) is
 recorded as a transient error: missing for ``dp score``, filled by a later import of a retried log.
 
 The fingerprint holds what changes the answers: the model, its base URL and arguments (credentials
@@ -16,6 +19,7 @@ status and the inspect version are recorded in the meta's ``harness`` block.
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +41,28 @@ TRANSPORT = frozenset({"max_retries", "timeout", "attempt_timeout", "stream_idle
 """Generate-config fields that change how requests travel, not what the model answers (left out of the fingerprint)."""
 
 
+MAX_MEMBER_BYTES = 256 * 2**20
+"""Largest uncompressed member of a ``.eval`` file read (a sample with a long transcript is a few MB)."""
+
+
+def check_members(path: Path, limit: int = MAX_MEMBER_BYTES) -> None:
+    """Refuse a ``.eval`` (zip) log with a member that unpacks to more than ``limit`` bytes, from its directory
+    alone (nothing is unpacked). Python's zip reader stops at the declared size, so a member cannot lie larger."""
+    if not zipfile.is_zipfile(path):
+        return
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise DecisionPivotError(f"{path}: not a readable inspect log ({exc})") from None
+    for member in members:
+        if member.file_size > limit:
+            raise DecisionPivotError(
+                f"{path}: member {member.filename!r} unpacks to {member.file_size / 2**20:.0f} MiB (from "
+                f"{member.compress_size / 2**10:.0f} KiB), more than the {limit / 2**20:.0f} MiB an inspect log's "
+                "member may hold here; the log is refused unread")
+
+
 def _read_log(path: Path) -> Any:
     try:
         from inspect_ai.log import read_eval_log
@@ -44,6 +70,7 @@ def _read_log(path: Path) -> Any:
         raise DecisionPivotError("dp import inspect needs inspect_ai: pip install inspect-ai") from None
     if not path.is_file():
         raise DecisionPivotError(f"{path}: no such inspect log file (inspect writes logs/<time>_<task>_<id>.eval)")
+    check_members(path)
     try:
         return read_eval_log(str(path))
     except Exception as exc:  # inspect raises ValueError, KeyError, zipfile and pydantic errors for a bad file
@@ -144,7 +171,12 @@ def records_by_task(log: Any, items_dir: Path, path: Path) -> tuple[dict[str, Re
     tasks = release_tasks(items_dir, families) if families else {}
     items = {item.id: item for t in tasks.values() for item in t.items}
     found: dict[str, list[Record]] = {name: [] for name in tasks}
+    seen: set[str] = set()
     for sample in samples:
+        if str(sample.id) in seen:
+            raise DecisionPivotError(f"{path}: sample {sample.id!r} appears twice in epoch 1 (an edited or merged "
+                                     "log): which reply is the model's cannot be told; the log is refused")
+        seen.add(str(sample.id))
         item = check_sample(sample, items.get(str(sample.id)), f"{path}: sample {sample.id!r}")
         found[item.family].append(sample_record(sample, item))
     return tasks, found

@@ -7,8 +7,12 @@ items folder (checked as ``dp evaluate`` checks it): its doc's id an item id, it
 item's, the context lm-eval scored the item's prompt - exactly :func:`~decisionpivot.evaluate.hf.plain_prompt`
 for ``decisionpivot``, a chat-template rendering holding the system message and
 :func:`~decisionpivot.evaluate.hf.key_body` for ``decisionpivot_chat`` run with ``--apply_chat_template`` -
-and the continuations the option keys in order (after a space for the plain tasks). Anything else
-refuses the run before a byte is written.
+and the continuations the option keys in order (after a space for the plain tasks). A run with
+few-shot examples (``--num_fewshot N``: release items with their gold answers before each item, also as
+chat turns with ``--fewshot_as_multiturn``) or a ``--system_instruction`` is another system (and its
+examples leak answers): its results file and its contexts are checked for them. Each log-likelihood must
+be a finite number no greater than 0 (the log of a probability: NaN, infinities, ``+50`` or ``true`` are
+not one). Anything else refuses the run before a byte is written.
 
 Each record is :func:`~decisionpivot.evaluate.hf.key_probabilities` over the keys' log-likelihoods, the
 ``hf`` kind's readout. The fingerprint holds the model, its arguments (credentials and batch sizes left
@@ -19,13 +23,14 @@ the lm-eval version, the task hashes, the limit and the files are recorded in th
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.evaluate.hf import key_body, key_probabilities, plain_prompt
+from decisionpivot.evaluate.hf import INSTRUCTION, key_body, key_probabilities, plain_prompt
 from decisionpivot.evaluate.kinds import Record
 from decisionpivot.evaluate.prompt import SYSTEM_MESSAGE
 from decisionpivot.evaluate.systems import validate_system_name
@@ -40,6 +45,8 @@ SAMPLES_FILE = re.compile(r"^samples_(?P<task>.+)_(?P<time>\d{4}-\d{2}-\d{2}T[0-
 """lm-eval's samples file name: ``samples_<task>_<date>T<time>.jsonl``."""
 TRANSPORT_ARGS = frozenset({"batch_size", "max_batch_size"})
 """Model arguments that change how many sequences go through at once, not the answers."""
+LOG_LIKELIHOOD_SLACK = 1e-4
+"""A log-likelihood may exceed 0 by this much (float32 rounding of a sum of log-probabilities near 0), no more."""
 
 
 @dataclass(frozen=True)
@@ -144,11 +151,35 @@ def _log_likelihoods(sample: dict[str, Any], count: int, where: str) -> list[flo
     values = []
     for response in responses:
         value = response[0] if isinstance(response, list) and response else response
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise DecisionPivotError(f"{where}: log-likelihood {value!r} is not a number")
         try:
-            values.append(float(value))
-        except (TypeError, ValueError):
+            number = float(value)
+        except ValueError:
             raise DecisionPivotError(f"{where}: log-likelihood {value!r} is not a number") from None
+        if not math.isfinite(number) or number > LOG_LIKELIHOOD_SLACK:
+            raise DecisionPivotError(f"{where}: log-likelihood {value!r} is impossible (the log of a probability is "
+                                     "a finite number no greater than 0); the run's samples are damaged")
+        values.append(number)
     return values
+
+
+def check_run_settings(results: dict[str, Any], files: list[SamplesFile], results_path: Path) -> None:
+    """Refuse a run with few-shot examples or a system instruction, as its results file records them."""
+    shots = results.get("n-shot") if isinstance(results.get("n-shot"), dict) else {}
+    configs = results.get("configs") if isinstance(results.get("configs"), dict) else {}
+    for file in files:
+        task_config = configs.get(file.task) if isinstance(configs.get(file.task), dict) else {}
+        for value in (shots.get(file.task), task_config.get("num_fewshot")):
+            if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+                raise DecisionPivotError(
+                    f"{results_path}: {file.task} was run with {value:g} few-shot examples (--num_fewshot): release "
+                    "items with their gold answers before each item - another system, and answers leaked into "
+                    "the prompt. DecisionPivot's items are asked 0-shot: run lm_eval without --num_fewshot")
+    if results.get("system_instruction") or results.get("system_instruction_sha"):
+        raise DecisionPivotError(f"{results_path}: the run added a system instruction (--system_instruction) to "
+                                 "the Appendix B prompt: another prompt, not importable as DecisionPivot's; run "
+                                 "lm_eval without it")
 
 
 def check_context(item: Item, pairs: list[tuple[str, str]], chat: bool, where: str) -> None:
@@ -164,6 +195,10 @@ def check_context(item: Item, pairs: list[tuple[str, str]], chat: bool, where: s
         if SYSTEM_MESSAGE not in context or key_body(item) not in context:
             raise DecisionPivotError(f"{where}: the context is not the chat rendering of {item.id}'s prompt "
                                      "(edited task, --system_instruction or few-shot examples?)")
+        if context.count(INSTRUCTION) != 1 or context.count(SYSTEM_MESSAGE) != 1:
+            raise DecisionPivotError(f"{where}: the context holds {context.count(INSTRUCTION)} items' prompts, not "
+                                     f"{item.id}'s alone: few-shot examples (--num_fewshot, "
+                                     "--fewshot_as_multiturn), which DecisionPivot's 0-shot items never have")
         expected = list(item.option_keys)
     else:
         if context != plain_prompt(item):
@@ -228,6 +263,7 @@ def import_lm_eval_samples(path: Path, system: str, runs_dir: Path, items_dir: P
     results = read_json(results_path)
     if not isinstance(results, dict):
         raise DecisionPivotError(f"{results_path}: not an lm-eval results file")
+    check_run_settings(results, files, results_path)
     tasks = release_tasks(ensure_release_items(items_dir), sorted({f.family for f in files}))
     records = {f.family: read_samples(f, tasks[f.family]) for f in files}
     config = results.get("config") or {}

@@ -223,6 +223,24 @@ _OPTIONAL_FIELDS = (
 _NUMBER_TYPES = {int, float}
 
 
+def normalised_rows(raw: np.ndarray, usable: np.ndarray) -> np.ndarray:
+    """Each usable row of non-negative finite values with a positive sum, as probabilities summing to 1.
+
+    ``p_k = v_k / sum_i v_i``; when that sum overflows (two values of 1e308 sum to infinity, and ``v / inf`` is 0
+    for every option), ``p_k = (v_k / max_j v_j) / sum_i (v_i / max_j v_j)`` instead - the same in exact
+    arithmetic, finite in floating point. Rows whose sum is finite are divided by it as they always were
+    (their bytes do not change). Rows that are not usable come back as 0 (the caller puts the uniform
+    distribution there).
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        sums = raw.sum(axis=1)
+        overflowed = usable & ~np.isfinite(sums)
+        peaks = np.where(overflowed, raw.max(axis=1, initial=0.0), 1.0)[:, None]
+        scaled = np.where(overflowed[:, None], raw / peaks, raw)
+        totals = np.where(usable, scaled.sum(axis=1), 1.0)[:, None]
+        return np.where(usable[:, None], scaled / totals, 0.0)
+
+
 def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> TaskAnswers:
     """Read one answer file against its task layout (see the module docstring for the rules)."""
     path = Path(path)
@@ -307,9 +325,7 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
         usable = has_values & np.isfinite(raw).all(axis=1) & (raw >= 0).all(axis=1) & (raw.sum(axis=1) > 0)
     failed = ~usable
     uniform = (np.arange(width) < layout.option_count[:, None]) / layout.option_count[:, None]
-    totals = np.where(usable, raw.sum(axis=1), 1.0)[:, None]
-    with np.errstate(invalid="ignore"):
-        normalised = np.where(failed[:, None], uniform, raw / totals)
+    normalised = np.where(failed[:, None], uniform, normalised_rows(raw, usable))
     answered = np.array(line_of) > 0
     answered[transient] = False
     return TaskAnswers(
