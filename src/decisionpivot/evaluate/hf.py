@@ -15,7 +15,9 @@ runs (extra ``decisionpivot[hf]``).
 
 from __future__ import annotations
 
+import inspect
 import math
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,6 +59,48 @@ def key_probabilities(keys: Sequence[str], log_likelihoods: Sequence[float]) -> 
     return {key: w / total for key, w in zip(keys, weights, strict=True)}
 
 
+class KeyTokenError(DecisionPivotError):
+    """An option key whose tokens cannot be told apart from the prompt's (the item's record says so)."""
+
+
+def key_prompt(tokenizer: Any, item: Item) -> tuple[str, str, list[int]]:
+    """(prompt text, text each key follows it with, special tokens before the text) of the key readout.
+
+    With a chat template: the system message and :func:`key_body` through the template with the generation
+    prompt, each key right after it, no special tokens added (the template writes them). Without one:
+    :func:`plain_prompt`, each key after a space, and the special tokens the tokenizer puts before a text (BOS).
+    """
+    if getattr(tokenizer, "chat_template", None):
+        messages = [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": key_body(item)}]
+        text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return str(text), "", []
+    text = plain_prompt(item)
+    bare = list(tokenizer(text, add_special_tokens=False)["input_ids"])
+    full = list(tokenizer(text)["input_ids"])
+    lead = next((i for i in range(len(full) - len(bare) + 1) if full[i:i + len(bare)] == bare), 0)
+    return text, " ", full[:lead]
+
+
+def key_tokens(tokenizer: Any, item: Item) -> tuple[list[int], list[list[int]]]:
+    """Token ids of the prompt and of each option key, the key's tokens read from prompt and key tokenized together.
+
+    Each key is tokenized with the prompt before it and the tokens past the prompt's length are the key's: a
+    key tokenized alone may differ (a Llama-2-style tokenizer puts a word-start mark before a text's first
+    word, so ``"A"`` alone is not the ``"A"`` after ``"assistant:"``). A key whose first token merges with the
+    prompt's last (the joint tokens do not start with the prompt's) raises :class:`KeyTokenError`.
+    """
+    text, join, lead = key_prompt(tokenizer, item)
+    prompt = list(tokenizer(text, add_special_tokens=False)["input_ids"])
+    continuations = []
+    for key in item.option_keys:
+        joint = list(tokenizer(text + join + key, add_special_tokens=False)["input_ids"])
+        if joint[:len(prompt)] != prompt or len(joint) == len(prompt):
+            raise KeyTokenError(f"{item.id}: option key {key!r} does not tokenize apart from the prompt "
+                                "(its first token merges with the prompt's last)")
+        continuations.append(joint[len(prompt):])
+    return lead + prompt, continuations
+
+
 class HFRunner:
     """Scores option keys with a causal LM loaded from a local path (or an injected model)."""
 
@@ -94,71 +138,96 @@ class HFRunner:
             self.pad_id = 0
 
     def prompt_and_continuations(self, item: Item) -> tuple[list[int], list[list[int]]]:
-        """Token ids of the prompt and of each option key's continuation."""
-        if getattr(self.tokenizer, "chat_template", None):
-            messages = [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": key_body(item)}]
-            text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-            prompt = self.tokenizer(text, add_special_tokens=False)["input_ids"]
-            continuations = [self.tokenizer(k, add_special_tokens=False)["input_ids"] for k in item.option_keys]
-        else:
-            prompt = self.tokenizer(plain_prompt(item))["input_ids"]
-            continuations = [self.tokenizer(" " + k, add_special_tokens=False)["input_ids"] for k in item.option_keys]
-        if any(not c for c in continuations):
-            raise DecisionPivotError(f"{item.id}: an option key tokenises to nothing")
-        return list(prompt), [list(c) for c in continuations]
+        """Token ids of the prompt and of each option key's continuation (:func:`key_tokens`)."""
+        return key_tokens(self.tokenizer, item)
 
-    def _score(self, sequences: Sequence[tuple[list[int], list[int]]]) -> list[float]:
-        """Log-probability of each continuation after its prompt, batched with left padding."""
+    def _first_pass(self, prompts: Sequence[list[int]]) -> tuple[Any, Any, Any]:
+        """One forward pass over the left-padded prompts: (log-probabilities at the last position, cache, mask)."""
         torch = self.torch
-        full = [p + c for p, c in sequences]
-        width = max(len(s) for s in full)
-        keep = max(len(c) for _, c in sequences) + 1
-        ids = torch.full((len(full), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(full), width), dtype=torch.long)
-        for row, seq in enumerate(full):
+        width = max(len(p) for p in prompts)
+        ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(prompts), width), dtype=torch.long)
+        for row, seq in enumerate(prompts):
             ids[row, width - len(seq):] = torch.tensor(seq, dtype=torch.long)
             mask[row, width - len(seq):] = 1
         positions = (mask.cumsum(dim=1) - 1).clamp(min=0)
-        with torch.no_grad():
-            inputs = {"input_ids": ids.to(self.device), "attention_mask": mask.to(self.device),
-                      "position_ids": positions.to(self.device)}
-            try:
-                logits = self.model(**inputs, logits_to_keep=keep).logits
-            except TypeError:
-                logits = self.model(**inputs).logits[:, -keep:, :]
-            logprobs = torch.log_softmax(logits.float(), dim=-1)
-        scores = []
-        for row, (_, cont) in enumerate(sequences):
-            total = 0.0
-            # logits[:, j] predicts the token at absolute position width - keep + j + 1
-            for offset, token in enumerate(cont):
-                j = keep - len(cont) - 1 + offset
-                total += float(logprobs[row, j, token])
-            scores.append(total)
+        inputs = {"input_ids": ids.to(self.device), "attention_mask": mask.to(self.device),
+                  "position_ids": positions.to(self.device), "use_cache": True}
+        try:
+            out = self.model(**inputs, logits_to_keep=1)
+        except TypeError:
+            out = self.model(**inputs)
+        last = torch.log_softmax(out.logits[:, -1, :].float(), dim=-1)
+        cache = getattr(out, "cache", None) or getattr(out, "past_key_values", None)
+        return last, cache, mask
+
+    def _rest_of_keys(self, cache: Any, mask: Any, prompt_lengths: Sequence[int],
+                      rows: Sequence[tuple[int, list[int]]]) -> list[float]:
+        """Log-probability of each key's tokens after its first, continuing the prompts' cached state.
+
+        ``rows`` are (prompt row, key tokens) for keys of two or more tokens; the cache is copied per row
+        and the keys' tokens but the last are fed after the prompt (right-padded), so each prompt is read once.
+        """
+        torch = self.torch
+        index = torch.tensor([row for row, _ in rows], dtype=torch.long, device=self.device)
+        cache.reorder_cache(index)
+        longest = max(len(key) - 1 for _, key in rows)
+        ids = torch.full((len(rows), longest), self.pad_id, dtype=torch.long)
+        extra = torch.zeros((len(rows), longest), dtype=torch.long)
+        positions = torch.zeros((len(rows), longest), dtype=torch.long)
+        for r, (row, key) in enumerate(rows):
+            ids[r, :len(key) - 1] = torch.tensor(key[:-1], dtype=torch.long)
+            extra[r, :len(key) - 1] = 1
+            positions[r] = prompt_lengths[row] + torch.arange(longest)
+        full_mask = torch.cat([mask[index.cpu()], extra], dim=1)
+        named = "cache" if "cache" in inspect.signature(self.model.forward).parameters else "past_key_values"
+        out = self.model(input_ids=ids.to(self.device), attention_mask=full_mask.to(self.device),
+                         position_ids=positions.to(self.device), use_cache=True, **{named: cache})
+        logprobs = torch.log_softmax(out.logits.float(), dim=-1)
+        return [sum(float(logprobs[r, j, key[j + 1]]) for j in range(len(key) - 1)) for r, (_, key) in enumerate(rows)]
+
+    def _score_items(self, encoded: Sequence[tuple[list[int], list[list[int]]]]) -> list[list[float]]:
+        """Whole-key log-probabilities for each (prompt, keys): one pass over the prompts, then the keys' later
+        tokens from the cached state (only for keys of two or more tokens)."""
+        with self.torch.no_grad():
+            last, cache, mask = self._first_pass([prompt for prompt, _ in encoded])
+            scores = [[float(last[row, key[0]]) for key in keys] for row, (_, keys) in enumerate(encoded)]
+            rows = [(row, key) for row, (_, keys) in enumerate(encoded) for key in keys if len(key) > 1]
+            if rows:
+                rest = iter(self._rest_of_keys(cache, mask, [len(p) for p, _ in encoded], rows))
+                for row, (_, keys) in enumerate(encoded):
+                    for k, key in enumerate(keys):
+                        if len(key) > 1:
+                            scores[row][k] += next(rest)
         return scores
 
     def answer(self, items: Sequence[Item]) -> list[dict[str, Any]]:
-        """One record per item: softmax over whole-key log-probabilities, or an error."""
+        """One record per item: softmax over whole-key log-probabilities, or an error.
+
+        Each record also holds ``input_tokens`` (the prompt's tokens plus the keys' tokens but their last: what
+        the model read) and ``latency_s`` (the batch's compute time, shared out over its items).
+        """
         records: list[dict[str, Any] | None] = [None] * len(items)
-        pending: list[tuple[int, int, list[int], list[int]]] = []
+        pending: list[tuple[int, list[int], list[list[int]]]] = []
         for index, item in enumerate(items):
-            prompt, continuations = self.prompt_and_continuations(item)
+            try:
+                prompt, continuations = self.prompt_and_continuations(item)
+            except KeyTokenError as exc:
+                records[index] = {"id": item.id, "error": str(exc)}
+                continue
             longest = len(prompt) + max(len(c) for c in continuations)
             if self.context_tokens and longest > self.context_tokens:
                 records[index] = {"id": item.id, "error": f"{INPUT_RESTRICTION}: input longer than the model context "
                                                           f"({longest} tokens > {self.context_tokens})"}
                 continue
-            pending.extend((index, k, prompt, c) for k, c in enumerate(continuations))
-        scores: dict[tuple[int, int], float] = {}
-        for start in range(0, len(pending), self.batch_size):
-            chunk = pending[start:start + self.batch_size]
-            for (index, k, _, _), value in zip(chunk, self._score([(p, c) for _, _, p, c in chunk]), strict=True):
-                scores[(index, k)] = value
-        for index, item in enumerate(items):
-            if records[index] is not None:
-                continue
-            values = [scores[(index, k)] for k in range(len(item.options))]
-            records[index] = {"id": item.id, "p": key_probabilities(item.option_keys, values)}
+            pending.append((index, prompt, continuations))
+        if pending:
+            started = time.monotonic()
+            scores = self._score_items([(prompt, keys) for _, prompt, keys in pending])
+            latency = round((time.monotonic() - started) / len(pending), 6)
+            for (index, prompt, keys), values in zip(pending, scores, strict=True):
+                records[index] = {"id": items[index].id, "p": key_probabilities(items[index].option_keys, values),
+                                  "input_tokens": len(prompt) + sum(len(k) - 1 for k in keys), "latency_s": latency}
         return [r for r in records if r is not None]
 
     def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
@@ -173,7 +242,7 @@ register(KindSpec(
     settings={
         "model": Setting(None, text, "path or hub id of a causal LM (loading never downloads unless allowed)"),
         "device": Setting("auto", text, "cpu, cuda or auto"),
-        "batch_size": Setting(8, integer(1), "sequences per forward pass", identity=False),
+        "batch_size": Setting(8, integer(1), "items (prompts) per forward pass", identity=False),
         "dtype": Setting("float32", text, "float32, bfloat16, ... or auto (from the weights)"),
         "context_tokens": Setting(None, optional_integer(1), "longer inputs are recorded as errors"),
     },
