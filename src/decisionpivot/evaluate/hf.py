@@ -27,6 +27,7 @@ from decisionpivot.evaluate.kinds import (
     INPUT_RESTRICTION,
     Emit,
     KindSpec,
+    Record,
     RunCounters,
     Setting,
     SystemConfig,
@@ -74,11 +75,15 @@ def key_prompt(tokenizer: Any, item: Item) -> tuple[str, str, list[int]]:
         messages = [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": key_body(item)}]
         text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         return str(text), "", []
-    text = plain_prompt(item)
-    bare = list(tokenizer(text, add_special_tokens=False)["input_ids"])
-    full = list(tokenizer(text)["input_ids"])
+    return plain_prompt(item), " ", lead_tokens(tokenizer)
+
+
+def lead_tokens(tokenizer: Any) -> list[int]:
+    """The special tokens the tokenizer puts before a text (BOS), found by tokenizing a short text both ways."""
+    bare = list(tokenizer("Answer", add_special_tokens=False)["input_ids"])
+    full = list(tokenizer("Answer")["input_ids"])
     lead = next((i for i in range(len(full) - len(bare) + 1) if full[i:i + len(bare)] == bare), 0)
-    return text, " ", full[:lead]
+    return full[:lead]
 
 
 def key_tokens(tokenizer: Any, item: Item) -> tuple[list[int], list[list[int]]]:
@@ -142,22 +147,30 @@ class HFRunner:
         return key_tokens(self.tokenizer, item)
 
     def _first_pass(self, prompts: Sequence[list[int]]) -> tuple[Any, Any, Any]:
-        """One forward pass over the left-padded prompts: (log-probabilities at the last position, cache, mask)."""
+        """One forward pass over the right-padded prompts: (log-probabilities after each prompt's last token, the
+        cache, the prompts' mask).
+
+        Right padding needs no attention mask (a causal model's real tokens never see the pads after them), so
+        attention takes its causal fast path; only the logits of the prompts' last positions are computed.
+        """
         torch = self.torch
-        width = max(len(p) for p in prompts)
+        lengths = [len(p) for p in prompts]
+        width = max(lengths)
         ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
         mask = torch.zeros((len(prompts), width), dtype=torch.long)
         for row, seq in enumerate(prompts):
-            ids[row, width - len(seq):] = torch.tensor(seq, dtype=torch.long)
-            mask[row, width - len(seq):] = 1
-        positions = (mask.cumsum(dim=1) - 1).clamp(min=0)
-        inputs = {"input_ids": ids.to(self.device), "attention_mask": mask.to(self.device),
-                  "position_ids": positions.to(self.device), "use_cache": True}
+            ids[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
+            mask[row, :len(seq)] = 1
+        ends = sorted({n - 1 for n in lengths})
         try:
-            out = self.model(**inputs, logits_to_keep=1)
+            out = self.model(input_ids=ids.to(self.device), use_cache=True,
+                             logits_to_keep=torch.tensor(ends, dtype=torch.long, device=self.device))
+            column = {end: j for j, end in enumerate(ends)}
         except TypeError:
-            out = self.model(**inputs)
-        last = torch.log_softmax(out.logits[:, -1, :].float(), dim=-1)
+            out = self.model(input_ids=ids.to(self.device), use_cache=True)
+            column = {end: end for end in ends}
+        picked = torch.stack([out.logits[row, column[n - 1]] for row, n in enumerate(lengths)])
+        last = torch.log_softmax(picked.float(), dim=-1)
         cache = getattr(out, "cache", None) or getattr(out, "past_key_values", None)
         return last, cache, mask
 
@@ -201,38 +214,47 @@ class HFRunner:
                             scores[row][k] += next(rest)
         return scores
 
-    def answer(self, items: Sequence[Item]) -> list[dict[str, Any]]:
-        """One record per item: softmax over whole-key log-probabilities, or an error.
+    def encode(self, item: Item) -> tuple[list[int], list[list[int]]] | Record:
+        """The item's prompt and key tokens, or its error record (keys not apart from the prompt, too long)."""
+        try:
+            prompt, continuations = self.prompt_and_continuations(item)
+        except KeyTokenError as exc:
+            return {"id": item.id, "error": str(exc)}
+        longest = len(prompt) + max(len(c) for c in continuations)
+        if self.context_tokens and longest > self.context_tokens:
+            return {"id": item.id, "error": f"{INPUT_RESTRICTION}: input longer than the model context "
+                                            f"({longest} tokens > {self.context_tokens})"}
+        return prompt, continuations
+
+    def answer(self, items: Sequence[Item]) -> list[Record]:
+        """One record per item (in the items' order), the items read in one batch."""
+        return self._answer([(item, self.encode(item)) for item in items])
+
+    def _answer(self, batch: Sequence[tuple[Item, tuple[list[int], list[list[int]]] | Record]]) -> list[Record]:
+        """Softmax over whole-key log-probabilities, or the item's error.
 
         Each record also holds ``input_tokens`` (the prompt's tokens plus the keys' tokens but their last: what
         the model read) and ``latency_s`` (the batch's compute time, shared out over its items).
         """
-        records: list[dict[str, Any] | None] = [None] * len(items)
-        pending: list[tuple[int, list[int], list[list[int]]]] = []
-        for index, item in enumerate(items):
-            try:
-                prompt, continuations = self.prompt_and_continuations(item)
-            except KeyTokenError as exc:
-                records[index] = {"id": item.id, "error": str(exc)}
-                continue
-            longest = len(prompt) + max(len(c) for c in continuations)
-            if self.context_tokens and longest > self.context_tokens:
-                records[index] = {"id": item.id, "error": f"{INPUT_RESTRICTION}: input longer than the model context "
-                                                          f"({longest} tokens > {self.context_tokens})"}
-                continue
-            pending.append((index, prompt, continuations))
+        pending = [(index, encoded) for index, (_, encoded) in enumerate(batch) if isinstance(encoded, tuple)]
+        records: list[Record] = [encoded if isinstance(encoded, dict) else {} for _, encoded in batch]
         if pending:
             started = time.monotonic()
-            scores = self._score_items([(prompt, keys) for _, prompt, keys in pending])
+            scores = self._score_items([encoded for _, encoded in pending])
             latency = round((time.monotonic() - started) / len(pending), 6)
-            for (index, prompt, keys), values in zip(pending, scores, strict=True):
-                records[index] = {"id": items[index].id, "p": key_probabilities(items[index].option_keys, values),
+            for (index, (prompt, keys)), values in zip(pending, scores, strict=True):
+                item = batch[index][0]
+                records[index] = {"id": item.id, "p": key_probabilities(item.option_keys, values),
                                   "input_tokens": len(prompt) + sum(len(k) - 1 for k in keys), "latency_s": latency}
-        return [r for r in records if r is not None]
+        return records
 
     def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
-        for start in range(0, len(items), self.batch_size):
-            for record in self.answer(items[start:start + self.batch_size]):
+        """Items batched longest prompt first (little padding; the answer file is put back in the items' order)."""
+        encoded = [(item, self.encode(item)) for item in items]
+        order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i][1][0]) if isinstance(encoded[i][1], tuple)
+                       else 0)
+        for start in range(0, len(order), self.batch_size):
+            for record in self._answer([encoded[i] for i in order[start:start + self.batch_size]]):
                 emit(record)
 
 
