@@ -82,3 +82,65 @@ def test_hf_system_end_to_end_and_context_limit(tmp_path: Path, tiny_model_dir: 
     [short] = evaluate_system(get_system("tiny", system_file(tmp_path, tiny_model_dir, context_tokens=50)),
                               items_dir, tmp_path / "runs2", limit=2, progress=False)
     assert short.errors == 2
+
+
+def test_one_pass_per_item_equals_one_pass_per_key_within_1e_5(tmp_path: Path, tiny_model_dir: Path,
+                                                                 items_dir: Path) -> None:
+    """The shared-prompt readout (one prompt pass, later key tokens from the cache) against today's: each key
+    its own unpadded pass over prompt + key. Batches mix single-token and multi-token keys and different lengths."""
+    runner = HFRunner(get_system("tiny", system_file(tmp_path, tiny_model_dir)))
+    shared = Item("x:1", "x", "E", "1", None, None, None, None, "Two versions differ.", "Which?",
+                  (Option("same", "s"), Option("yes_only_A", "a"), Option("yes_only_B", "b")), "same")
+    items = [*read_items(items_dir / f"{FAMILY}.jsonl")[:5], shared]
+    _, conts = runner.prompt_and_continuations(shared)
+    assert max(len(c) for c in conts) > 1
+    records = runner.answer(items)
+    for item, record in zip(items, records, strict=True):
+        expected = reference_scores(runner, item)
+        weights = [math.exp(v - max(expected)) for v in expected]
+        for key, w in zip(item.option_keys, weights, strict=True):
+            assert abs(record["p"][key] - w / sum(weights)) < 1e-5
+
+
+def test_records_say_what_they_cost(tmp_path: Path, tiny_model_dir: Path, items_dir: Path) -> None:
+    runner = HFRunner(get_system("tiny", system_file(tmp_path, tiny_model_dir)))
+    item = read_items(items_dir / f"{FAMILY}.jsonl")[0]
+    [record] = runner.answer([item])
+    prompt, conts = runner.prompt_and_continuations(item)
+    assert record["input_tokens"] == len(prompt) + sum(len(c) - 1 for c in conts)
+    assert record["latency_s"] > 0
+
+
+def llama2_style_tokenizer() -> transformers.PreTrainedTokenizerFast:
+    """A SentencePiece-like tokenizer as Llama 2 has: spaces become '▁' and a text's first word gets one too."""
+    from tokenizers import decoders
+
+    corpus = ["Answer: A B C yes no yes_only_A yes_only_B same assistant user system"] * 20
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first")
+    tok.train_from_iterator(corpus, trainers.BpeTrainer(vocab_size=300, special_tokens=["<unk>", "<s>", "</s>"]))
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="<unk>", bos_token="<s>",
+                                                eos_token="</s>")
+    return fast
+
+
+def test_keys_are_tokenized_with_the_prompt_not_alone() -> None:
+    """On a Llama-2-style tokenizer the key alone is not the key after the prompt; the kind uses the joint split."""
+    from decisionpivot.evaluate.hf import key_prompt, key_tokens
+
+    fast = llama2_style_tokenizer()
+    item = Item("x:2", "x", "E", "1", None, None, None, None, "A case.", "Which?",
+                (Option("A", "a"), Option("B", "b")), "A")
+    differs = []
+    for template in (None, "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}assistant:"):
+        fast.chat_template = template
+        text, join, lead = key_prompt(fast, item)
+        prompt, conts = key_tokens(fast, item)
+        bare = fast(text, add_special_tokens=False)["input_ids"]
+        assert prompt == lead + bare
+        for key, cont in zip(item.option_keys, conts, strict=True):
+            joint = fast(text + join + key, add_special_tokens=False)["input_ids"]
+            assert cont == joint[len(bare):]
+            differs.append(cont != fast(join + key, add_special_tokens=False)["input_ids"])
+    assert differs == [False, False, True, True], "after 'assistant:' the key is 'A', alone it is '▁A'"

@@ -57,6 +57,7 @@ class EvaluationVerbs:
         restart: bool = False,
         allow_modified_items: bool = False,
         permute_options: int = 0,
+        families: str | Sequence[str] | None = None,
     ) -> None:
         """Run one system over the benchmark and write runs/<system>/<task>.jsonl (+ .meta.json).
 
@@ -69,7 +70,9 @@ class EvaluationVerbs:
         Without --items and with no items generated yet, the release core items are generated first.
 
         Args:
-          system: a declared system (`dp systems` lists them), e.g. uniform.
+          system: a declared system (`dp systems` lists them), e.g. uniform; or a system on one line,
+            KIND:MODEL[@BASE_URL][?KEY=VALUE&...], e.g. chat:gpt-4o-mini@https://api.openai.com/v1?key_env=OPENAI_API_KEY
+            or hf:/models/qwen?batch_size=4 (docs/served-readout.md).
           config: YAML file declaring more systems (two lines suffice for an OpenAI-compatible or
             System One endpoint).
           items: items folder (default datasets/core/<version>).
@@ -86,11 +89,15 @@ class EvaluationVerbs:
             meta file and on the leaderboard).
           permute_options: also ask every item under K seeded re-orderings of its options
             (runs/<system>/permuted/); `dp score` then reports accuracy under permutation.
+          families: the same as --tasks (a task is a family's items file).
         """
         from decisionpivot.evaluate.answers import Shard
         from decisionpivot.evaluate.run import evaluate_system
         from decisionpivot.evaluate.systems import get_system
 
+        if families is not None and tasks is not None:
+            raise DecisionPivotError("--families is another name for --tasks: give one of them")
+        tasks = families if tasks is None else tasks
         chosen = get_system(str(system), config)
         folder = Path(items) if items else DEFAULT_CORE_DIR
         if items is None and not (folder / "MANIFEST.json").exists():

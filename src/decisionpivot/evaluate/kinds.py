@@ -30,6 +30,7 @@ KIND_MODULES = (
     "decisionpivot.evaluate.sglang_decisions",
     "decisionpivot.evaluate.decision",
     "decisionpivot.evaluate.hf",
+    "decisionpivot.evaluate.logprobs",
     "decisionpivot.evaluate.local",
 )
 """Modules that register kinds (imported on first use)."""

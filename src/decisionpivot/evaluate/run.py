@@ -24,11 +24,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.answers import AnswerWriter, Shard, answer_paths
 from decisionpivot.evaluate.kinds import Record, RunCounters, Runner, SystemConfig
+from decisionpivot.evaluate.progress import DEFAULT_INTERVAL_S, progress_bar
 from decisionpivot.item_hashes import ModifiedItemsError, check_items_file
 from decisionpivot.items import Item, read_items, sha256_file
 
@@ -136,8 +135,8 @@ def _answer(system: SystemConfig, runner: _LazyRunner, todo: list[Item], writer:
             counters.answered += 1
         else:
             counters.errors += 1
-        bar.update(1)
         bar.set_postfix(answered=counters.answered, errors=counters.errors, retries=counters.retries, refresh=False)
+        bar.update(1)  # drawn with the counts just set: the ones the summary prints
 
     handles: list[Any] = []  # the raw log is opened on its first entry: most runs never write one
 
@@ -171,8 +170,13 @@ def evaluate_system(
     retry_errors: bool = False,
     allow_modified_items: bool = False,
     permute_options: int = 0,
+    progress_interval_s: float = DEFAULT_INTERVAL_S,
 ) -> list[TaskRun]:
-    """Run ``system`` over each task (its family only, for heuristic baselines)."""
+    """Run ``system`` over each task (its family only, for heuristic baselines).
+
+    ``progress``: None shows a bar on a terminal and a line every ``progress_interval_s`` seconds off one
+    (:mod:`decisionpivot.evaluate.progress`); False shows nothing.
+    """
     if permute_options < 0:
         raise DecisionPivotError(f"--permute-options must be 0 or more, got {permute_options}")
     files = task_files(items_dir)
@@ -209,7 +213,7 @@ def evaluate_system(
                 if any(item.extra.get("companions") for item in chosen):  # an invariance suite's together items
                     extra["questions_per_request"] = system.spec.questions_per_request
                 results.append(_run_task(system, runner, task, path, sha256, items, runs_dir, shard, progress,
-                                         restart, retry_errors, extra, None if k == 0 else k))
+                                         restart, retry_errors, extra, None if k == 0 else k, progress_interval_s))
     finally:
         runner.close()
     return results
@@ -217,7 +221,8 @@ def evaluate_system(
 
 def _run_task(system: SystemConfig, runner: _LazyRunner, task: str, path: Path, sha256: str, chosen: list[Item],
               runs_dir: Path, shard: Shard | None, progress: bool | None, restart: bool, retry_errors: bool,
-              extra: dict[str, Any], permutation: int | None) -> TaskRun:
+              extra: dict[str, Any], permutation: int | None,
+              progress_interval_s: float = DEFAULT_INTERVAL_S) -> TaskRun:
     answers_path, meta_path = answer_paths(runs_dir, system.name, task, shard, permutation)
     writer, done = AnswerWriter.open(answers_path, meta_path, task=task, items_file=path, items_sha256=sha256,
                                      system=system, shard=shard, restart=restart, retry_errors=retry_errors,
@@ -226,10 +231,9 @@ def _run_task(system: SystemConfig, runner: _LazyRunner, task: str, path: Path, 
     raw_path = answers_path.with_name(answers_path.name.removesuffix(".jsonl") + ".raw.jsonl")
     counters = RunCounters()
     finished = False
-    quiet = True if progress is False else None  # None: tqdm shows the bar only on a terminal
     label = task if permutation is None else f"{task} (option order {permutation})"
     try:
-        with tqdm(total=len(todo), desc=f"{system.name} {label}", unit="item", disable=quiet, leave=False) as bar:
+        with progress_bar(f"{system.name} {label}", len(todo), progress, progress_interval_s) as bar:
             _answer(system, runner, todo, writer, raw_path, bar, counters)
         finished = True
     finally:

@@ -153,7 +153,67 @@ def load_systems(config: str | Path | None = None) -> dict[str, SystemConfig]:
     return systems
 
 
+SPEC_URL = re.compile(r"@(?=https?://)")
+"""Where a one-line system spec's model ends and its base URL begins."""
+SPEC_ALIASES = {"key_env": "api_key_env"}
+"""Short names a one-line spec may use for a kind's settings."""
+
+
+def is_system_spec(text: str) -> bool:
+    """Whether ``--system`` holds a one-line spec rather than a name (names have no ':' or '/')."""
+    return isinstance(text, str) and ("/" in text or ":" in text) and not SYSTEM_NAME.match(text)
+
+
+def system_from_spec(text: str) -> SystemConfig:
+    """A system declared on the command line: ``KIND:MODEL[@BASE_URL][?KEY=VALUE&...]`` (or ``KIND/MODEL...``).
+
+    ``chat:gpt-4o-mini@https://api.openai.com/v1?key_env=OPENAI_API_KEY``, ``hf:/models/qwen?batch_size=4``,
+    ``hf/models/qwen`` (inspect_ai's provider/model form), ``logprobs:qwen@http://127.0.0.1:8000/v1?tokenizer=
+    /models/qwen``. MODEL is the kind's first required setting (``model``; ``callable`` for ``python``), the
+    URL its ``base_url``, and each KEY=VALUE one of its settings (values read as YAML scalars: ``4``, ``true``;
+    ``key_env`` is ``api_key_env``; ``name`` names the system, by default ``KIND.<last part of MODEL>``). The
+    system is checked and recorded exactly as a declared one, so the same line resumes the same answer files.
+    """
+    source = f"--system {text!r}"
+    head, _, query = text.partition("?")
+    kind, sep, rest = head.partition(":")
+    registered = kinds()
+    if not sep or "/" in kind:
+        kind, sep, rest = head.partition("/")
+    if not sep or kind not in registered:
+        raise SystemConfigError(f"{source}: expected KIND:MODEL[@BASE_URL][?KEY=VALUE&...] with KIND one of "
+                                f"{sorted(registered)}, e.g. chat:gpt-4o-mini@https://api.openai.com/v1"
+                                "?key_env=OPENAI_API_KEY")
+    parts = SPEC_URL.split(rest, maxsplit=1)
+    model, base_url = parts[0], (parts[1] if len(parts) > 1 else "")
+    spec = registered[kind]
+    positional = next((key for key in spec.required if key != "base_url"), "model")
+    raw: dict[str, Any] = {"kind": kind, positional: model}
+    if base_url:
+        raw["base_url"] = base_url
+    name = ""
+    for pair in filter(None, query.split("&")):
+        key, eq, value = pair.partition("=")
+        if not eq or not key:
+            raise SystemConfigError(f"{source}: {pair!r} is not KEY=VALUE")
+        if key == "name":
+            name = value
+            continue
+        try:
+            raw[SPEC_ALIASES.get(key, key)] = yaml.safe_load(value) if value else ""
+        except yaml.YAMLError:
+            raw[SPEC_ALIASES.get(key, key)] = value
+    if not name:
+        tail = re.sub(r"[^A-Za-z0-9._+-]+", "-", model.rstrip("/").rsplit("/", 1)[-1]).strip("-.") or "model"
+        name = f"{kind}.{tail}"[:128]
+    return _declare(name, raw, source)
+
+
 def get_system(name: str, config: str | Path | None = None) -> SystemConfig:
+    """The system called ``name`` (built in, a family heuristic or declared in ``config``), or one declared by a
+    one-line spec (:func:`system_from_spec`)."""
+    if is_system_spec(name):
+        return system_from_spec(name)
     validate_system_name(name)
     systems = load_systems(config)
     if name not in systems:

@@ -15,6 +15,12 @@ import inspect_ai at the top; nothing else in :mod:`decisionpivot` imports it.
   when the argmax (ties to the first listed option) is the gold key, as ``dp score`` counts it.
   Metrics: item accuracy and pair accuracy over the complete contrast groups in the run.
 
+inspect's own ``hf/`` provider (a transformers model in inspect's process) samples by default
+(``do_sample=True``), and transformers refuses to sample at the task's temperature 0 ("temperature (=0.0)
+has to be a strictly positive float ... set do_sample=False"): every sample fails. Pass the model argument
+``-M do_sample=False`` (greedy decoding, what temperature 0 asks for); it is recorded in the log's model
+arguments and so in the imported system's identity (``tests/harness/test_inspect_hf.py``).
+
 Task arguments (``-T name=value``): ``level`` (1, 2 or 3: only that level's items), ``items`` (the items
 folder; default ``datasets/core/<version>``, generated first when absent, as ``dp evaluate`` does) and,
 for ``core``, ``families`` (comma-separated). The items are checked as ``dp evaluate`` checks them.

@@ -1,0 +1,151 @@
+"""Items/s of the ``hf`` kind's key readout: one pass per key (before), one pass per item (now), and lm-eval's ``hf``.
+
+All three read the same thing - each option key's log-likelihood after the item's prompt - from the same tiny
+random Llama (a plain prompt, no chat template: lm-eval's ``decisionpivot`` tasks from ``dp export lm-eval``),
+over the same items (``--items`` per family of yes/no ``fact_answerable``, three-option ``policy_case`` and
+``clause_change``, whose ``yes_only_A`` / ``yes_only_B`` keys are several tokens sharing a first one) and the
+same batch size, in one process with one torch thread:
+
+* **per key** - the readout before this change: every (prompt, key) pair its own left-padded sequence, the
+  batch size counting sequences (a five-option item costs five prompt passes);
+* **per item** - :class:`decisionpivot.evaluate.hf.HFRunner` now: one pass over each prompt, the keys' later
+  tokens from the cached state, the batch size counting items;
+* **lm-eval** - ``lm_eval.simple_evaluate(model="hf", ...)`` on the exported tasks (its own request grouping).
+
+Prints wall and CPU seconds, items/s, the speed-up of "per item" over the others and the largest probability
+difference between "per item" and "per key" (the goal: at least 2.2x lm-eval, within 1e-5).
+
+    python benchmarks/hf_one_pass.py [--items 40] [--batch-size 8] [--hidden 64 --layers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+FAMILIES = ("fact_answerable", "policy_case", "clause_change")
+
+
+def build_model(folder: Path, hidden: int, layers: int) -> Path:
+    """A random Llama with the byte-level tokenizer of the tests, without a chat template (the plain prompt)."""
+    import torch
+    import transformers
+    from tests.evaluate.tiny_decider import GENERIC_TEMPLATE, token_ids, tokenizer_for
+
+    fast = tokenizer_for((), GENERIC_TEMPLATE, "<s>", "</s>", "<pad>")
+    fast.chat_template = None
+    torch.manual_seed(0)
+    heads = max(2, hidden // 32)
+    config = transformers.LlamaConfig(**token_ids(fast), hidden_size=hidden, intermediate_size=4 * hidden,
+                                      num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=heads,
+                                      max_position_embeddings=65536)
+    transformers.LlamaForCausalLM(config).save_pretrained(folder)
+    fast.save_pretrained(folder)
+    return folder
+
+
+def per_key(runner: Any, items: Sequence[Any], batch_size: int) -> list[dict[str, float]]:
+    """The readout before one pass per item: each (prompt, key) a sequence, ``batch_size`` sequences a pass."""
+    from decisionpivot.evaluate.hf import key_probabilities
+
+    torch = runner.torch
+    pending = []
+    for index, item in enumerate(items):
+        prompt, keys = runner.prompt_and_continuations(item)
+        pending += [(index, k, prompt, key) for k, key in enumerate(keys)]
+    scores: dict[tuple[int, int], float] = {}
+    for start in range(0, len(pending), batch_size):
+        chunk = pending[start:start + batch_size]
+        full = [p + c for _, _, p, c in chunk]
+        width = max(len(s) for s in full)
+        keep = max(len(c) for *_, c in chunk) + 1
+        ids = torch.full((len(full), width), runner.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(full), width), dtype=torch.long)
+        for row, seq in enumerate(full):
+            ids[row, width - len(seq):] = torch.tensor(seq)
+            mask[row, width - len(seq):] = 1
+        with torch.no_grad():
+            logits = runner.model(input_ids=ids, attention_mask=mask, position_ids=(mask.cumsum(1) - 1).clamp(min=0),
+                                  logits_to_keep=keep).logits
+            logprobs = torch.log_softmax(logits.float(), dim=-1)
+        for row, (index, k, _, cont) in enumerate(chunk):
+            scores[(index, k)] = sum(float(logprobs[row, keep - len(cont) - 1 + j, t]) for j, t in enumerate(cont))
+    return [key_probabilities(item.option_keys, [scores[(i, k)] for k in range(len(item.options))])
+            for i, item in enumerate(items)]
+
+
+def per_item(runner: Any, items: Sequence[Any], batch_size: int) -> list[dict[str, float]]:
+    """The kind's own run (batches of ``batch_size`` items, longest prompt first), in the items' order."""
+    from decisionpivot.evaluate.kinds import RunCounters
+
+    records: dict[str, dict[str, Any]] = {}
+    runner.run(items, lambda record: records.__setitem__(record["id"], record), RunCounters(), lambda entry: None)
+    return [records[item.id]["p"] for item in items]
+
+
+def timed(run: Callable[[], Any]) -> tuple[Any, float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = run()
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--items", type=int, default=40, help="items per family")
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--hidden", type=int, default=16)
+    parser.add_argument("--layers", type=int, default=1)
+    args = parser.parse_args()
+
+    import torch
+
+    torch.set_num_threads(1)
+    import lm_eval
+    from lm_eval.tasks import TaskManager
+
+    from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED
+    from decisionpivot.evaluate.hf import HFRunner
+    from decisionpivot.evaluate.systems import get_system
+    from decisionpivot.generate.run import write_family_files
+    from decisionpivot.harness.lm_eval_export import export_lm_eval, task_name
+    from decisionpivot.items import read_items
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_family_files(root / "items", RELEASE_SEED, list(FAMILIES), benchmark_version=BENCHMARK_VERSION)
+        export_lm_eval(root / "tasks", root / "items")
+        model = build_model(root / "model", args.hidden, args.layers)
+        items = [item for family in FAMILIES for item in read_items(root / "items" / f"{family}.jsonl")[:args.items]]
+        runner = HFRunner(get_system(f"hf:{model}?device=cpu&batch_size={args.batch_size}"))
+        per_item(runner, items[:2], args.batch_size)  # warm up
+        before, before_wall, before_cpu = timed(lambda: per_key(runner, items, args.batch_size))
+        now, now_wall, now_cpu = timed(lambda: per_item(runner, items, args.batch_size))
+        manager = TaskManager(include_path=str(root / "tasks"))
+        _, lm_wall, lm_cpu = timed(lambda: lm_eval.simple_evaluate(
+            model="hf", model_args=f"pretrained={model},dtype=float32", device="cpu", batch_size=args.batch_size,
+            tasks=[task_name(f, chat=False) for f in FAMILIES], limit=args.items, task_manager=manager,
+            log_samples=False))
+    differences = [abs(a[k] - b[k]) for a, b in zip(now, before, strict=True) for k in a]
+    n = len(items)
+    print(f"{n} items ({args.items} per family of {', '.join(FAMILIES)}), batch size {args.batch_size}, "
+          f"Llama hidden {args.hidden} x {args.layers} layer(s), 1 torch thread")
+    print(f"{'readout':<22} {'wall s':>8} {'CPU s':>8} {'items/s':>8}")
+    for name, wall, cpu in (("hf, one pass per key", before_wall, before_cpu),
+                            ("hf, one pass per item", now_wall, now_cpu), ("lm-eval hf", lm_wall, lm_cpu)):
+        print(f"{name:<22} {wall:>8.2f} {cpu:>8.2f} {n / wall:>8.2f}")
+    print(f"one pass per item: {before_wall / now_wall:.2f}x per key, {lm_wall / now_wall:.2f}x lm-eval (wall); "
+          f"{lm_cpu / now_cpu:.2f}x lm-eval (CPU); largest probability difference to per key "
+          f"{max(differences):.2e}{' (within 1e-5)' if max(differences) <= 1e-5 else ' (OVER 1e-5)'}")
+    assert all(math.isfinite(d) for d in differences)
+
+
+if __name__ == "__main__":
+    main()
