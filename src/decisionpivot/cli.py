@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from decisionpivot._cli.evaluation import EvaluationVerbs
+from decisionpivot._cli.frame import FrameVerbs
 from decisionpivot._cli.harness import HarnessVerbs
 from decisionpivot._cli.items import ItemVerbs
 from decisionpivot._cli.reference import ReferenceVerbs
@@ -33,7 +34,7 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.redact import RedactingStream, redact
 
 
-class DP(ItemVerbs, EvaluationVerbs, ScoringVerbs, ReferenceVerbs, HarnessVerbs, ShellVerbs):
+class DP(ItemVerbs, FrameVerbs, EvaluationVerbs, ScoringVerbs, ReferenceVerbs, HarnessVerbs, ShellVerbs):
     """DecisionPivot: a diagnostic benchmark for decision models in LLM systems.
 
     Pipeline: generate -> verify -> evaluate -> score. Start with `dp generate` then `dp verify`;
@@ -81,6 +82,7 @@ CONSTRAINTS: Constraints = {
         "calibration_runs": folder, "calibration_items": folder, "gate": file,
     },
     "generate": {"out": folder_or_default},  # --out= : the default folder for the seed
+    "frame": {"out": folder_or_default, "base_items": at_least(1)},
     "licenses": {"out": file_or_default},  # --out= : print only
     "sample": {"out": file_or_default, "source": folder_or_default},  # --out names the sampled-answers file
     "report": {"reports": folder, "gate": file_or_default, "partial": file_or_default},  # "" = none
