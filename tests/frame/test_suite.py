@@ -9,10 +9,17 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import pytest
+import yaml
+
 import decisionpivot
+from decisionpivot import RELEASE_SEED
+from decisionpivot.cli import main
+from decisionpivot.errors import DecisionPivotError
 from decisionpivot.frame.framings import FRAMINGS, SUITE_VERSION
 from decisionpivot.frame.suite import SUITE_SEED, sample_groups, write_suite
-from decisionpivot.items import Item, read_items, sha256_file
+from decisionpivot.generate.run import rebuild_manifest
+from decisionpivot.items import Item, read_items, sha256_file, write_items
 
 RELEASED = Path(decisionpivot.__file__).parent / "released" / f"invariance-{SUITE_VERSION}.MANIFEST.json"
 
@@ -97,8 +104,30 @@ def test_sample_takes_whole_groups_until_enough_base_items(core_folder: Path) ->
 
 
 def test_params_name_the_released_suite() -> None:
-    import yaml
-
     root = Path(__file__).resolve().parents[2]
     params = yaml.safe_load((root / "params.yaml").read_text(encoding="utf-8"))["frame"]
     assert params == {"seed": SUITE_SEED, "version": SUITE_VERSION}
+
+
+def test_items_the_generators_did_not_draw_are_refused(core_folder: Path, tmp_path: Path) -> None:
+    """The irrelevant text is kept clear of the decisive values of the rebuilt groups, so the items must be
+    the generators' draw: an edited state is refused with the group named, not framed."""
+    items = read_items(core_folder / "log_claim.jsonl")
+    target = sample_groups(items, SUITE_SEED)[0]
+    edited = [i if i.group != target else Item(**{**i.__dict__, "state": f"{i.state}\nEdited."}) for i in items]
+    core = tmp_path / "core"
+    write_items(core / "log_claim.jsonl", edited)
+    rebuild_manifest(core, RELEASE_SEED)
+    with pytest.raises(DecisionPivotError, match=f"group {target} of the items is not what"):
+        write_suite(core, tmp_path / "out")
+
+
+def test_command_line_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["frame", "--items", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert stop.value.code == 2
+    assert "no MANIFEST.json" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        main(["frame", "--version", "2.0", "--items", str(tmp_path)])
+    assert stop.value.code == 2
+    assert "writes invariance suite 1.0, not '2.0'" in capsys.readouterr().err
