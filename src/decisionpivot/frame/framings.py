@@ -139,6 +139,50 @@ SHARED_IRRELEVANT = (
     "A first-aid course is offered every year, so each floor has a few people trained in first aid.",
     "Lost property is kept at the front desk for a month before it is given to a local charity.",
     "The coat rack by the entrance fills up quickly in winter, so a second one was added near the lifts.",
+    "The canteen changed its menu in the autumn and now serves a soup of the day alongside the usual salads.",
+    "A few colleagues started a book club that meets over lunch, and the current choice is a long novel.",
+    "The car park behind the building was resurfaced during the holidays, when hardly anyone drove in.",
+    "Someone brought in a large jigsaw puzzle before the holidays, and it is still half finished in the lounge.",
+    "The windows are cleaned from the outside twice a year by a company that brings its own lift.",
+    "A colleague who retired last year still drops by now and then to say hello to the team.",
+    "The team photo in the corridor was taken on a sunny day by the river and is often admired by visitors.",
+    "Desks by the windows are popular in spring, while the inner desks stay cooler in the summer.",
+    "The local council planted trees along the street outside, which has made the walk from the tram nicer.",
+    "The old filing cabinets were sold to a second-hand dealer after the paper records were scanned.",
+    "A noticeboard by the lifts carries posters for concerts and evening classes in the neighbourhood.",
+    "Most of the team bring their own mugs, and the spare mugs in the cupboard are for visitors.",
+    "The wireless network was upgraded over the summer, and the signal in the far corner is better now.",
+    "The team celebrates birthdays with a cake on the last Friday of the month, whoever's birthday it is.",
+    "A quiet room on the ground floor can be used by anyone who needs a break or a private phone call.",
+    "The building's caretaker knows every corner of the place and is the person to ask about odd noises.",
+    "A small garden behind the building has benches where people sit with their coffee when it is warm.",
+    "The office closes between the holidays, and the heating is turned down while nobody is in.",
+    "Umbrellas left at the entrance are collected at the end of each month and offered to whoever needs one.",
+    "The stairwell was brightened up with paintings lent by a local art school.",
+    "A suggestion to start the working day later on Mondays was discussed at length and then dropped.",
+    "The team once raised money for a children's hospital by selling homemade biscuits.",
+    "The recycling bins were relabelled after people kept putting paper cups in with the paper.",
+    "Some colleagues learn a language together during their lunch break with the help of an online course.",
+    "The office manager keeps a spare phone charger at the front desk for anyone who forgets theirs.",
+    "The delivery van that brings the office supplies usually arrives late in the morning.",
+    "A stray cat visits the garden behind the building, and several colleagues have given it a name.",
+    "The large clock in the entrance hall runs a little fast, and nobody has got round to fixing it.",
+    "Chairs that squeak are reported to the caretaker, who oils them on his weekly round.",
+    "The team's summer outing went to a lake outside the city, where some people hired boats.",
+    "Plans to open a second office in another city have been talked about for years.",
+    "The kitchen has a fruit bowl that is refilled on Mondays and is usually empty by Wednesday.",
+    "Staff who work late are asked to switch off the lights in the meeting rooms on their way out.",
+    "A colleague keeps a small weather station on the roof and posts the readings to the team chat.",
+    "Long corridors on the upper floor were fitted with softer carpets to cut down the noise.",
+    "People who take the early tram often have the office to themselves for the first hour.",
+    "Sports fans on the team follow the local football club and discuss its results on Monday mornings.",
+    "The company's founder still likes to tell the story of how the first office was above a bakery.",
+    "The team once tried standing desks, and a few of them are still in use by the window.",
+    "A wall calendar in the kitchen marks the public holidays and the days the office is closed.",
+    "Guests are often surprised by how quiet the office is in the middle of the afternoon.",
+    "A few people bring their dogs on Fridays, which the others mostly welcome.",
+    "The front door sticks in damp weather, and a firm push usually does the trick.",
+    "Everyone is invited to the small party held when a colleague leaves for a new job.",
 )
 """Workplace prose any family's state may carry: nothing in it decides anything."""
 
@@ -155,7 +199,7 @@ def _compose(sentences: Sequence[str], target: int, rng: random.Random, where: s
         for sentence in order:
             paragraph_break = len(chosen) > 0 and len(chosen) % 4 == 0
             extra = len(sentence) + (2 if paragraph_break else 1 if chosen else 0)
-            if length + extra <= high and sentence not in chosen[-len(sentences) // 2:]:
+            if length + extra <= high and sentence not in chosen[-(len(sentences) - 1):]:
                 chosen.append(sentence)
                 length += extra
             if length >= enough:
