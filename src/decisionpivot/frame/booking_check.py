@@ -23,11 +23,9 @@ MATERIAL = FamilyMaterial(
         "The booking calendar used to be a paper diary at the front desk, which some long-serving staff still miss.",
         "The rooms were repainted in lighter colours last summer, and new curtains were hung at the same time.",
         "Guests waiting for a meeting are offered water and a seat in the lounge by the entrance.",
-        "A cleaning round passes through every room in the evening, and lost items are taken to reception.",
         "The reception team sends a short reminder about tidying up after meetings at the start of each term.",
         "A comments card in each room asks users to report anything broken, and the cards are collected weekly.",
         "The chairs in the rooms were replaced with lighter ones that stack and are easier to move around.",
-        "Catering for meetings is ordered separately through the kitchen, which needs a day's notice.",
         "Signs on the doors show the room names in large letters so visitors can find their way.",
     ),
     steering=steering_by_key({

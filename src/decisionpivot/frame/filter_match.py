@@ -19,7 +19,6 @@ MATERIAL = FamilyMaterial(
     labels=yes_no_labels,
     irrelevant=(
         "The purchasing team compares listings from several marketplaces before it places an order.",
-        "Orders are usually placed at the start of the week so that goods arrive before the weekend.",
         "The team keeps a list of past purchases, which helps when the same kind of item is needed again.",
         "Listings on the marketplace are written by the sellers themselves and vary a lot in style.",
         "Staff who need equipment send their wishes to the purchasing team through a simple form.",

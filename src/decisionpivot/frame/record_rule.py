@@ -32,7 +32,6 @@ MATERIAL = FamilyMaterial(
     irrelevant=(
         "Batches like this one are sent in by the teams at the end of their working day.",
         "The data team checks each batch before it is loaded into the main system.",
-        "Most batches arrive without problems, and the few that do not are sent back with a short note.",
         "The record type was designed together with the teams who fill in the records.",
         "The teams fill in the records in a form that checks some of the fields as they are typed.",
         "The data team keeps a list of common mistakes, which it shares with the teams every quarter.",

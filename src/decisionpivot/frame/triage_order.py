@@ -37,7 +37,6 @@ MATERIAL = FamilyMaterial(
         "Customers often thank the agents by email once a case has been settled.",
         "The agents take their breaks one after another so that the desk is never left empty.",
         "The desk's team lead reads a few settled cases every week to see what went well.",
-        "Cases arrive through several channels, and the agents are trained to handle them all in the same way.",
         "The agents keep short notes on each case, so that a colleague can take it over if needed.",
         "The team meets briefly at the start of each day to talk about anything unusual.",
         "A new queue board is planned for next year, with larger letters and clearer colours.",
