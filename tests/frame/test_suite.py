@@ -131,3 +131,10 @@ def test_command_line_errors_are_one_line(tmp_path: Path, capsys: pytest.Capture
         main(["frame", "--version", "2.0", "--items", str(tmp_path)])
     assert stop.value.code == 2
     assert "writes invariance suite 1.0, not '2.0'" in capsys.readouterr().err
+
+
+def test_the_suite_never_overwrites_the_core(core_folder: Path) -> None:
+    before = sha256_file(core_folder / "MANIFEST.json")
+    with pytest.raises(DecisionPivotError, match="would overwrite the core items"):
+        write_suite(core_folder, core_folder / ".." / core_folder.name)
+    assert sha256_file(core_folder / "MANIFEST.json") == before

@@ -132,6 +132,9 @@ def write_suite(core: str | Path, out: str | Path, seed: int = SUITE_SEED, famil
     """Frame the sample of every family of the release in ``core`` into ``out``; returns the manifest."""
     core, out = Path(core), Path(out)
     core_manifest, core_hash = _core_manifest(core)
+    if out.resolve() == core.resolve():
+        raise DecisionPivotError(f"{out}: the suite would overwrite the core items it is drawn from; "
+                                 "write it to another folder (--out)")
     entries = core_manifest["families"]
     names = list(families) if families else list(entries)
     for name in names:
@@ -146,6 +149,8 @@ def write_suite(core: str | Path, out: str | Path, seed: int = SUITE_SEED, famil
     }
     for name in sorted(names):
         entry = entries[name]
+        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
+            raise DecisionPivotError(f"{core}/MANIFEST.json: family {name!r} names no items file")
         items = read_items(core / entry["file"])
         core_seed = entry.get("seed")
         if not isinstance(core_seed, int):
