@@ -14,6 +14,7 @@ from typing import Any
 
 from decisionpivot._cli.deployment import CostVerb, DeploymentVerbs, MonitorVerb
 from decisionpivot._cli.evaluation import EvaluationVerbs
+from decisionpivot._cli.frame import FrameVerbs
 from decisionpivot._cli.harness import HarnessVerbs
 from decisionpivot._cli.items import ItemVerbs
 from decisionpivot._cli.reference import ReferenceVerbs
@@ -34,7 +35,7 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.redact import RedactingStream, redact
 
 
-class DP(ItemVerbs, EvaluationVerbs, ScoringVerbs, DeploymentVerbs, CostVerb, MonitorVerb,
+class DP(ItemVerbs, FrameVerbs, EvaluationVerbs, ScoringVerbs, DeploymentVerbs, CostVerb, MonitorVerb,
          ReferenceVerbs, HarnessVerbs, ShellVerbs):
     """DecisionPivot: a diagnostic benchmark for decision models in LLM systems.
 
@@ -83,6 +84,7 @@ CONSTRAINTS: Constraints = {
         "calibration_runs": folder, "calibration_items": folder, "gate": file,
     },
     "generate": {"out": folder_or_default},  # --out= : the default folder for the seed
+    "frame": {"out": folder_or_default, "base_items": at_least(1)},
     "licenses": {"out": file_or_default},  # --out= : print only
     "sample": {"out": file_or_default, "source": folder_or_default},  # --out names the sampled-answers file
     "report": {"reports": folder, "gate": file_or_default, "partial": file_or_default},  # "" = none

@@ -23,12 +23,14 @@ import yaml
 from decisionpivot.generate.registry import families
 
 ROOT = Path(__file__).resolve().parents[2]
-STAGES = ["manifest", "verify", "audit", "report", "licenses", "datasheet"]  # with their upstream stages: all
+STAGES = ["manifest", "verify", "audit", "report", "licenses", "datasheet",  # with their upstream stages: all
+          "verify-invariance", "audit-invariance"]
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 VERBS = {"generate", "manifest", "verify", "audit", "evaluate", "score", "report", "licenses", "datasheet",
-         "reconstruct", "gate", "compare", "recalibrate", "cost", "monitor"}
+         "reconstruct", "gate", "compare", "recalibrate", "cost", "monitor", "frame"}
 CALIBRATION = {"generate-calibration", "evaluate-calibration",  # `dp generate` / `dp evaluate` on gate.seeds
                "generate-traffic", "evaluate-traffic"}  # and on monitor.seed, the traffic `dp monitor` re-checks on
+INVARIANCE = {"verify-invariance", "audit-invariance"}  # `dp verify` / `dp audit` on the invariance suite
 
 
 def _load(name: str) -> dict:
@@ -48,9 +50,10 @@ def test_manifest_stage_depends_on_every_generated_file() -> None:
 
 def test_stages_are_the_package_verbs_and_the_fresh_copy_test_covers_all() -> None:
     stages = _load("dvc.yaml")["stages"]
-    assert set(stages) == VERBS | CALIBRATION
+    assert set(stages) == VERBS | CALIBRATION | INVARIANCE
     # Every stage that is not upstream of another one is a target of the reproduction test below.
-    upstream = {"generate", "evaluate", "reconstruct", "gate", "score", "compare", "recalibrate", "cost", "monitor"}
+    upstream = {"generate", "evaluate", "reconstruct", "gate", "score", "compare", "recalibrate", "cost", "monitor",
+                "frame"}
     assert set(stages) - upstream - CALIBRATION == set(STAGES)
 
 

@@ -168,7 +168,9 @@ def _hygiene(items: Sequence[Item], limits: AuditLimits, texts: Sequence[str] | 
     (of two or more characters: ``HashingVectorizer(ngram_range=(1, 2), alternate_sign=False)``)."""
     texts = [render_state(i.state) for i in items] if texts is None else texts
     tokens = Tokens.of(texts) if tokens is None else tokens
-    repeated = len(texts) - len(set(texts))
+    # Framed items (the invariance suite) share their core item's state across framings: a state counts as
+    # repeated only when items of different core items carry it.
+    repeated = len({(i.extra.get("base", i.id), t) for i, t in zip(items, texts, strict=True)}) - len(set(texts))
     vectors = hashed_rows(tokens.longer_than(1), HASH_BUCKETS)
     similarity = (vectors @ vectors.T).toarray()
     groups = np.array([i.group or i.id for i in items])
@@ -186,6 +188,28 @@ def _hygiene(items: Sequence[Item], limits: AuditLimits, texts: Sequence[str] | 
     }
 
 
+def probed_items(items: Sequence[Item]) -> list[Item]:
+    """The items the content-blind probes are trained and scored on: all of them, except framed items of the
+    invariance suite whose state carries steering text. That text argues for a wrong option by definition
+    (``steer_to`` is never the gold), so a bag of words reads the gold off it; that is the steering metric's
+    business (how far a system follows the text), not a shortcut of the items."""
+    return [i for i in items if i.extra.get("framing") != "steering"]
+
+
+def base_items(items: Sequence[Item]) -> list[Item]:
+    """One item per core item: all of a core folder; the first framing of each core item (``plain``) of an
+    invariance folder, whose other framings repeat its gold (or, for negation and label names, map it), so
+    that balance tests count the sample of core items once, not once per framing."""
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        base = item.extra.get("base", item.id)
+        if base not in seen:
+            seen.add(base)
+            out.append(item)
+    return out
+
+
 def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristics: Mapping[str, Any],
                  train: Sequence[Item] | None = None) -> dict[str, Any]:
     """Probes, heuristics, balance and hygiene of one family, with the gate's findings."""
@@ -194,10 +218,12 @@ def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristi
     documents = [*(train or ()), *items]
     states = [render_state(i.state) for i in documents]
     tokens = Tokens.of(states)
+    probed = probed_items(items)
     with threadpool_limits(limits=1, user_api="blas"):  # small matrices: a second thread only waits
-        predictions = probe_table(items, train, states=states, state_tokens=tokens)
+        predictions = (probe_table(items, train, states=states, state_tokens=tokens) if len(probed) == len(items)
+                       else probe_table(probed, train))
     for probe in PROBES:
-        scored = _scored(items, predictions[probe.name])
+        scored = _scored(probed, predictions[probe.name])
         scored["margin"] = scored["item_accuracy"] - scored["baseline_item"]
         report["probes"][probe.name] = scored
         if over_limit(scored["margin"], limits.probe_margin):
@@ -212,9 +238,10 @@ def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristi
         if over_limit(scored["pair_accuracy"], limit):
             report["failures"].append(f"heuristic {hname}: pair accuracy {scored['pair_accuracy']:.3f} "
                                       f"exceeds its limit {limit:.3f}")
-    report["balance"] = {"all": _balance(items)}
-    for level in sorted({i.level for i in items if i.level is not None}):
-        report["balance"][str(level)] = _balance([i for i in items if i.level == level])
+    sample = base_items(items)
+    report["balance"] = {"all": _balance(sample)}
+    for level in sorted({i.level for i in sample if i.level is not None}):
+        report["balance"][str(level)] = _balance([i for i in sample if i.level == level])
     for scope, balance in report["balance"].items():
         for key in ("answer_p", "gold_position_p"):
             if key in balance and balance[key] < limits.balance_p_min:

@@ -2,7 +2,9 @@
 
 A solver module defines ``FAMILY`` (the family name) and ``solve(item) -> str`` (the option key it
 derives). It reads only the rendered item - state, question, options - and never imports
-``decisionpivot.generate``: the solvers are the independent check of the generators.
+``decisionpivot.generate``: the solvers are the independent check of the generators. Framed items of the
+invariance suite are answered through :mod:`.framed` (the decision in the core item's keys, put back in
+the framed item's keys).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable
 from types import ModuleType
 
 from decisionpivot.items import Item
+from decisionpivot.solve.framed import answering_framed
 
 Solver = Callable[[Item], str]
 
@@ -29,5 +32,5 @@ def solvers() -> dict[str, Solver]:
         if isinstance(name, str) and callable(solve):
             if name in found:
                 raise ValueError(f"two solver modules claim family {name!r}")
-            found[name] = solve
+            found[name] = answering_framed(solve)
     return found
