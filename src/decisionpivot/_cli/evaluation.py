@@ -59,7 +59,8 @@ class EvaluationVerbs:
         items whose record is a transient error (server down, retries spent). Each answer file is
         locked while it is written: a second run on it refuses, naming the holder. The items are
         checked against their MANIFEST.json (and the release hashes shipped in the package) before
-        anything is asked. Exits 1 when a task ends below the 99% of items the scorer needs.
+        anything is asked. Exits 1 when a task ends below the 99% of items the scorer needs (not after
+        --limit or --shard, which ask for part of it) or when transient errors are left unanswered.
         Without --items and with no items generated yet, the release core items are generated first.
 
         Args:
