@@ -148,3 +148,15 @@ def test_docker_page_says_how_to_get_an_engine_and_when_answers_equal_the_hosts(
     assert "## Getting a Docker engine" in text and "docker.io" in text
     assert "only with `SOURCE_DATE_EPOCH` set" in text
     assert "-e SOURCE_DATE_EPOCH=0 dp evaluate" in text
+
+
+def test_ci_runs_the_end_to_end_tests_the_default_command_skips() -> None:
+    """README command 2 deselects the tests marked e2e (pyproject's addopts); CI runs them and fails with them."""
+    import tomllib
+
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
+    assert "-m 'not e2e'" in options["addopts"]
+    assert any(marker.startswith("e2e:") for marker in options["markers"])
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "python -m pytest -n 2 -m e2e" in run and '[ "$E2E_RC" != 0 ]' in run
+    assert "mkdocs build --strict" in run and '[ "$DOCS_RC" != 0 ]' in run
