@@ -15,8 +15,8 @@ from decisionpivot import RELEASE_SEED
 from decisionpivot.generate.common.seeding import group_rng
 from decisionpivot.generate.family import Group, GroupPlan
 from decisionpivot.generate.registry import families, family
-from decisionpivot.generate.run import FamilyDraw, draw_family
-from decisionpivot.items import Item
+from decisionpivot.generate.run import FamilyDraw, draw_family, rebuild_manifest
+from decisionpivot.items import Item, write_items
 
 FAMILY_NAMES = [spec.name for spec in families()]
 
@@ -41,6 +41,17 @@ def package_records_untouched() -> Iterator[None]:
     assert not changed, f"tests changed the package's recorded hashes: {changed}"
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """`-n 2` hands out whole test modules (pytest-xdist's ``loadscope``) rather than single tests, unless the
+    command line names a ``--dist`` of its own. Per test (``load``), the tests of one module ran on both workers,
+    so every module-scoped fixture - a `transformers serve` process, an lm-eval run, a Dask cluster, a built
+    site - was made twice. Set here rather than in ``addopts``, where ``--dist`` would break ``-p no:xdist``."""
+    explicit = any(str(arg).split("=")[0] in ("--dist", "-d") for arg in config.invocation_params.args)
+    if getattr(config.option, "dist", "no") == "load" and not explicit:
+        config.option.dist = "loadscope"
+
+
 @cache
 def cached_draw(name: str, seed: int = RELEASE_SEED) -> FamilyDraw:
     return draw_family(name, seed)
@@ -61,6 +72,22 @@ def items_by_group(name: str, seed: int = RELEASE_SEED) -> dict[str, list[Item]]
     for item in cached_draw(name, seed).items:
         groups[item.group or item.id].append(item)
     return dict(groups)
+
+
+def write_release_sample(folder: Path, names: list[str] | tuple[str, ...], every: int = 10) -> Path:
+    """Every ``every``-th contrast group of each family's release draw, whole, as ``<family>.jsonl`` files with
+    their MANIFEST.json: a folder ``dp evaluate`` and ``dp score`` take as they take the release (checked against
+    its manifest), with every level and a tenth of the items. For tests whose point is not the item count (a
+    served model against the same one in process, a resumed run): the full release made them run for minutes.
+    The draws are this process's cached ones (:func:`cached_draw`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        items = cached_draw(name).items
+        groups = list(dict.fromkeys(item.group or item.id for item in items))
+        chosen = set(groups[::every])
+        write_items(folder / f"{name}.jsonl", [item for item in items if (item.group or item.id) in chosen])
+    rebuild_manifest(folder, RELEASE_SEED, list(names))
+    return folder
 
 
 @pytest.fixture(params=FAMILY_NAMES)

@@ -116,13 +116,19 @@ def verb_help(verb: str, method: Callable[..., Any], constraints: Constraints | 
     return "\n".join(out).rstrip() + "\n"
 
 
+def verb_order(component: type, verbs: dict[str, Callable[..., Any]]) -> list[str]:
+    """The verbs in the order the class and its verb groups (its bases, first to last) declare them: the order of
+    ``dp --help`` and of the documentation site's CLI reference."""
+    classes = [*component.__mro__[1:-1], component]  # the verb groups in the order DP lists them, then DP's own
+    declared = [name for cls in classes for name in vars(cls)]
+    return list(dict.fromkeys(verb_name(name) for name in declared if verb_name(name) in verbs))
+
+
 def overview(component: type, verbs: dict[str, Callable[..., Any]], program: str = "dp") -> str:
     """``dp --help``: what the program is and every verb with its summary, in the order the class and its verb
     groups (its bases, first to last) declare them."""
     doc = parse_docstring(component.__doc__)
-    classes = [*component.__mro__[1:-1], component]  # the verb groups in the order DP lists them, then DP's own
-    declared = [name for cls in classes for name in vars(cls)]
-    order = list(dict.fromkeys(verb_name(name) for name in declared if verb_name(name) in verbs))
+    order = verb_order(component, verbs)
     width = _width()
     name_width = max(len(name) for name in order) + 2
     lines = [f"{program} - {doc.summary}", "", f"usage: {program} COMMAND [ARGS]   "

@@ -13,6 +13,16 @@ FAMILY = "fact_answerable"
 
 
 @pytest.fixture(scope="session")
+def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A tiny random checkpoint of every architecture (``tiny_decider.py``), built once per session for the
+    in-process ``decision`` kind and ``transformers serve`` alike (each test module used to build its own)."""
+    from tests.evaluate.tiny_decider import ARCHITECTURES, build_tiny_decider
+
+    root = tmp_path_factory.mktemp("checkpoints")
+    return {name: build_tiny_decider(root / name, name) for name in ARCHITECTURES}
+
+
+@pytest.fixture(scope="session")
 def items_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("items")
     write_family_files(folder, RELEASE_SEED, [FAMILY])

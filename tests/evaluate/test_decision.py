@@ -39,12 +39,6 @@ def two_families(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("checkpoints")
-    return {name: build_tiny_decider(root / name, name) for name in ARCHITECTURES}
-
-
 @pytest.fixture
 def torch_threads() -> Iterator[None]:
     """Puts torch's thread count back as it was (the kind sets it for the whole process)."""

@@ -207,6 +207,7 @@ def _blas_env(threads: int, kernel: str | None) -> dict[str, str]:
 
 
 @pytest.mark.slow
+@pytest.mark.e2e  # the whole pipeline in a fresh copy, twice: CI runs it (`-m e2e`), the default command skips it
 @pytest.mark.parametrize(("threads", "other_kernel"), [(1, False), (2, True)],
                          ids=["1-thread", "2-threads-other-kernel"])
 def test_fresh_copy_reproduces_the_lock(tmp_path: Path, threads: int, other_kernel: bool) -> None:

@@ -61,6 +61,7 @@ def _copy(dest: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.e2e  # pipeline stages in a fresh copy with dvc: CI runs it (`-m e2e`)
 def test_with_a_source_the_stages_rebuild_and_verify_and_push_skips_the_items(tmp_path: Path) -> None:
     dvc = shutil.which("dvc", path=str(Path(sys.executable).parent)) or shutil.which("dvc")
     if dvc is None:

@@ -25,6 +25,8 @@ import pytest
 
 from tests.report.conftest import Built
 
+pytestmark = pytest.mark.e2e  # a real browser: CI runs it (`-m e2e`), the default command skips it
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")

@@ -66,7 +66,8 @@ class EvaluationVerbs:
         locked while it is written: a second run on it refuses, naming the holder. The items are
         checked against their MANIFEST.json (and the release hashes shipped in the package) before
         anything is asked. Exits 1 when a task ends below the 99% of items the scorer needs, except
-        with --limit or --shard (a part on purpose: exits 0; `dp score --partial` scores a --limit run).
+        with --limit or --shard (a part on purpose: exits 0; `dp score --partial` scores a --limit run),
+        or when transient errors are left unanswered.
         Without --items and with no items generated yet, the release core items are generated first.
 
         Args:

@@ -26,7 +26,7 @@ class HarnessVerbs:
         --apply_chat_template), and the docs they read; run `lm_eval --include_path DIR --tasks decisionpivot
         --log_samples --output_path OUT` and bring the answers back with `dp import lm-eval OUT`. The items
         are checked against their manifest and the release hashes first. inspect_ai needs no export: the
-        package registers `inspect eval decisionpivot/core` (README "Running inside inspect_ai ...").
+        package registers `inspect eval decisionpivot/core` (docs/interop.md).
 
         Args:
           harness: lm-eval (lm-evaluation-harness).

@@ -21,7 +21,7 @@ class ItemVerbs:
     def version(self) -> None:
         """Print the package version, the core benchmark version and the SHA-256 of the environment's lock.
 
-        The lock is requirements.lock (README "Locked environment"): the copy the Docker image keeps in its
+        The lock is requirements.lock (docs/installing.md): the copy the Docker image keeps in its
         environment's prefix, else the one of the source checkout this package runs from (an editable
         install); without either the second line says so.
         """

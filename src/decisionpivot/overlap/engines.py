@@ -35,7 +35,7 @@ WORKER_ENVIRON = {"MALLOC_MMAP_THRESHOLD_": 33554432}
 adaptive mmap threshold: every array above 128 KiB is then a fresh mmap, and a worker spends as much time in
 page faults as in the scan (measured: 0.98 s CPU for 50 MB instead of 0.50 s). With arrays of up to 32 MiB
 served from the heap a worker scans as fast as one process. Clusters started by hand need the same variable
-(README, "Training overlap at corpus scale")."""
+(docs/overlap.md)."""
 
 
 def scan_here(index: ItemIndex, parts: Sequence[Part], text_column: str, done: Callable[[PartResult], None],
