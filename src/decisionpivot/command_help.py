@@ -36,8 +36,9 @@ class Docstring:
 def parse_docstring(doc: str | None) -> Docstring:
     """Split a Google-style docstring; an ``Args:`` entry is ``name: text`` at the section's first indent."""
     lines = inspect.cleandoc(doc or "").splitlines()
-    summary = lines[0].strip() if lines else ""
-    rest = lines[1:]
+    first = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
+    summary = " ".join(line.strip() for line in lines[:first])  # the summary may wrap over several lines
+    rest = lines[first:]
     cut = next((i for i, line in enumerate(rest) if line.strip() == "Args:"), len(rest))
     body: list[str] = []
     for block in "\n".join(rest[:cut]).strip().split("\n\n"):
