@@ -49,9 +49,11 @@ import json
 import os
 import random
 import re
+import signal
+import threading
 import time
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -732,7 +734,7 @@ class HttpRunner:
             self._point_at(self.server.base_url + str(s.get("serve_prefix") or ""))
         if self.server is not None:
             counters.server = dict(self.server.info)
-        asyncio.run(self._run(items, emit, counters, raw_log))
+        run_deferring_sigterm(lambda: self._run(items, emit, counters, raw_log))
 
     def close(self) -> None:
         """Stop the system's own server, if dp started one."""
@@ -782,6 +784,50 @@ class HttpRunner:
                     task.cancel()
                 await asyncio.gather(*workers, return_exceptions=True)
                 counters.in_flight_limit = max(1, int(gate.limit))
+
+
+def run_deferring_sigterm(start: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run ``start()`` in an event loop of its own; a SIGTERM arriving meanwhile cancels it, and the handler
+    that was in place (the command line's, which raises its ``Terminated``) is called only once the loop
+    has closed.
+
+    A handler that raises inside the loop would raise inside whichever task was running: asyncio stores the
+    exception in that task and prints "Task exception was never retrieved" with a traceback on the way out.
+    Cancelling instead lets every worker's ``finally`` run and every answer already written stay whole.
+    Outside the main thread (where signal handlers cannot be set) the coroutine simply runs.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        asyncio.run(start())
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous == signal.SIG_IGN:
+        asyncio.run(start())
+        return
+    received: list[tuple[int, Any]] = []
+
+    async def main() -> None:
+        loop, task = asyncio.get_running_loop(), asyncio.current_task()
+        assert task is not None
+
+        def on_sigterm(signum: int, frame: Any) -> None:
+            received.append((signum, frame))
+            loop.call_soon_threadsafe(task.cancel)
+
+        signal.signal(signal.SIGTERM, on_sigterm)
+        await start()
+
+    try:
+        asyncio.run(main())
+    except asyncio.CancelledError:
+        if not received:
+            raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if received:
+        if callable(previous):
+            previous(*received[0])
+        else:
+            signal.raise_signal(signal.SIGTERM)  # the default action, now that the loop is closed
 
 
 def usage_fields(usage: Any) -> dict[str, int]:
