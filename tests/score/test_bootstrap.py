@@ -8,6 +8,8 @@ import pytest
 from decisionpivot.score import metrics
 from decisionpivot.score.bootstrap import (
     BOOTSTRAP_SEED,
+    Multiplicities,
+    exact_product,
     multiplicities,
     paired_difference,
     percentile_interval,
@@ -127,3 +129,25 @@ def test_selective_scans_equal_the_materialised_resamples(regime: str) -> None:
             c, k = confidence[s, items], correct[s, items]
             assert coverage[s, r] == metrics.selective_coverage(c, k)
             assert area[s, r] == pytest.approx(metrics.aurc(c, k), abs=1e-6)
+
+
+def test_weighted_sums_are_exact_so_order_and_blas_kernel_cannot_change_them() -> None:
+    """Float values summed over resamples give the same bits whatever the order of the items (a BLAS
+    kernel's blocking is such a reordering; a float64 product differs in the last bits, and an ECE interval
+    rounded to six decimals moved under another OpenBLAS kernel), and agree with the float64 sum."""
+    rng = np.random.default_rng(5)
+    values = rng.random((3, 997)) - rng.random((3, 997))
+    counts = rng.integers(0, 4, size=(997, 200))
+    order = rng.permutation(997)
+    forward = exact_product(values, counts)
+    assert np.array_equal(forward, exact_product(values[:, order], counts[order]))
+    assert np.array_equal(forward, exact_product(values[:, ::-1], counts[::-1]))
+    np.testing.assert_allclose(forward, values @ counts, rtol=0, atol=1e-6)
+    floats = values @ counts
+    reordered = values[:, order] @ counts[order]
+    assert not np.array_equal(floats, reordered), "the float64 product is order-dependent (what this guards)"
+    weights = Multiplicities(counts.T.astype(np.float32), np.arange(997))
+    assert np.array_equal(weights.sum_over_items(values), forward)
+    assert np.array_equal(metrics.weighted_sum(values, counts.T), forward)
+    assert np.isnan(exact_product(np.array([[np.nan, 1.0]]), np.ones((2, 3)))).all()  # non-finite: float path
+    assert np.array_equal(exact_product(np.array([[True, False, True]]), np.ones((3, 2))), [[2.0, 2.0]])

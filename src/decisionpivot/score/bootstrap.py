@@ -21,6 +21,8 @@ DEFAULT_RESAMPLES = 1000
 """Resamples per interval unless a caller asks otherwise (recorded in every report)."""
 CONFIDENCE_LEVEL = 0.95
 """Central percentile interval."""
+FIXED_POINT_BITS = 32
+"""Non-count values are summed over resamples as integer multiples of ``2**-32`` (about 2.3e-10)."""
 
 
 def resample_indices(task: str, units: int, resamples: int, seed: int = BOOTSTRAP_SEED) -> np.ndarray:
@@ -37,6 +39,32 @@ def multiplicities(indices: np.ndarray, units: int) -> np.ndarray:
     return (
         np.bincount(offsets.ravel(), minlength=resamples * units).reshape(resamples, units).astype(np.int32)
     )
+
+
+def exact_product(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``values @ counts`` for ``(..., n)`` values and ``(n, R)`` whole-number counts, summed exactly.
+
+    Exact sums are the same in any order, so the result is the same on any BLAS kernel and thread count (a
+    float64 matrix product is not: its last bits follow the kernel's blocking, and a value rounded for a
+    report can then land on either side of a rounding boundary, as ECE intervals did under another
+    OpenBLAS kernel). Whole-number values (booleans, integers) are multiplied in float32 when every sum stays below
+    2**24 and in float64 otherwise, exactly; other values are first rounded to multiples of ``2**-FIXED_POINT_BITS`` and
+    summed as 64-bit integers (numpy's integer product, which is not the BLAS). Values that are not finite,
+    or whose sums could overflow 64 bits, fall back to a float64 product.
+    """
+    values, counts = np.asarray(values), np.asarray(counts)
+    heaviest = float(np.abs(counts).sum(axis=0, dtype=np.float64).max(initial=0.0))
+    if values.dtype == bool or np.issubdtype(values.dtype, np.integer):
+        largest = float(np.abs(values).max(initial=0))
+        whole = np.float32 if largest * heaviest < 2.0**24 else np.float64  # exact either way
+        return values.astype(whole, copy=False) @ counts.astype(whole, copy=False)
+    values = values.astype(np.float64, copy=False)
+    finite = values.size > 0 and bool(np.isfinite(values).all())
+    largest = float(np.abs(values).max()) if finite else np.inf
+    if np.ldexp(largest, FIXED_POINT_BITS) * heaviest >= 2.0**62:
+        return values @ counts.astype(np.float64, copy=False)
+    scaled = np.rint(np.ldexp(values, FIXED_POINT_BITS)).astype(np.int64)
+    return np.ldexp((scaled @ counts.astype(np.int64)).astype(np.float64), -FIXED_POINT_BITS)
 
 
 @dataclass(frozen=True)
@@ -86,20 +114,17 @@ class Multiplicities:
         return np.ascontiguousarray(self.by_unit.T, dtype=dtype)[self.unit_index]
 
     def sum_over_items(self, values: np.ndarray) -> np.ndarray:
-        """``sum_i m_ri v_i`` for every resample r: ``(..., n)`` -> ``(..., R)``.
-
-        Counts (boolean or integer values) are summed in float32, exactly and in any order, so the
-        result does not depend on the BLAS; other values in float64.
-        """
+        """``sum_i m_ri v_i`` for every resample r: ``(..., n)`` -> ``(..., R)``, exactly (:func:`exact_product`)."""
         values = np.asarray(values)
-        counts = values.dtype == bool or np.issubdtype(values.dtype, np.integer)
-        dtype = np.float32 if counts else np.float64
-        values = values.astype(dtype, copy=False)
+        if not (values.dtype == bool or np.issubdtype(values.dtype, np.integer)):
+            values = values.astype(np.float64, copy=False)
+        return exact_product(self._sum_per_unit(values), self.by_unit.T)
+
+    def _sum_per_unit(self, values: np.ndarray) -> np.ndarray:
+        """``(..., n)`` -> ``(..., U)``: the values of each unit's items added up."""
         if self._starts.size == self.unit_index.size:  # one item per unit
-            per_unit = np.take(values, self._order, axis=-1)
-        else:
-            per_unit = np.add.reduceat(np.take(values, self._order, axis=-1), self._starts, axis=-1)
-        return per_unit @ self.by_unit.T.astype(dtype, copy=False)
+            return np.take(values, self._order, axis=-1)
+        return np.add.reduceat(np.take(values, self._order, axis=-1), self._starts, axis=-1)
 
     def totals(self) -> np.ndarray:
         """``(R,)`` summed multiplicity of all items in each resample."""

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from decisionpivot.score.bootstrap import Multiplicities
+from decisionpivot.score.bootstrap import Multiplicities, exact_product
 
 if TYPE_CHECKING:
     from decisionpivot.items import Item
@@ -67,8 +67,13 @@ def weighted_sum(values: ArrayLike, weights: Weights = None) -> np.ndarray:
         return np.asarray(values, dtype=np.float64).sum(axis=-1)
     if isinstance(weights, Multiplicities):
         return weights.sum_over_items(values).astype(np.float64)
-    w = np.asarray(weights, dtype=np.float64)
-    return np.asarray(values, dtype=np.float64) @ w.T
+    w = np.asarray(weights)
+    if np.issubdtype(w.dtype, np.floating) and not np.array_equal(w, np.round(w)):
+        return np.asarray(values, dtype=np.float64) @ w.T.astype(np.float64)  # fractional weights
+    values = np.asarray(values)
+    if not (values.dtype == bool or np.issubdtype(values.dtype, np.integer)):
+        values = values.astype(np.float64)
+    return exact_product(values, w.T).astype(np.float64)
 
 
 def weighted_mean(values: ArrayLike, weights: Weights = None) -> np.ndarray:
