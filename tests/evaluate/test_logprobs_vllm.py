@@ -2,8 +2,10 @@
 
 Both readouts: whole keys (completions echo) on every sampled item, first tokens (chat top_logprobs) on yes/no ones.
 
-vLLM lives in its own venv (it pins its own torch): ``$DP_VLLM_VENV``, default ``/work/venvs/vllm``. Without
-it the test is skipped, unless ``DP_REQUIRE_VLLM=1`` (CI with the cached venv), where its absence fails.
+vLLM lives in its own venv (it pins its own torch), installed from requirements-vllm.lock (.ci/vllm.in):
+``$DP_VLLM_VENV``, default ``.venv-vllm`` beside the checkout. The test is an end-to-end run (marker ``e2e``:
+README command 2 leaves it out, CI runs it with ``DP_REQUIRE_VLLM=1`` after installing the venv with uv in
+the background). Without the venv it is skipped, unless ``DP_REQUIRE_VLLM=1``, where its absence fails.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from tests.evaluate.test_logprobs import FAMILIES, TOLERANCE, answers, sample, s
 from tests.evaluate.test_systemone_serve import free_port
 from tests.evaluate.tiny_decider import ARCHITECTURES, token_ids, tokenizer_for
 
-VENV = Path(os.environ.get("DP_VLLM_VENV", "/work/venvs/vllm"))
+VENV = Path(os.environ.get("DP_VLLM_VENV", Path(__file__).resolve().parents[2] / ".venv-vllm"))
 REQUIRED = os.environ.get("DP_REQUIRE_VLLM") == "1"
 START_S = 900
 """vLLM on a CPU takes minutes to start (2.5 min measured on 2 busy cores)."""
@@ -60,6 +62,7 @@ def vllm_command() -> Path:
     return command
 
 
+@pytest.mark.e2e  # a real vLLM server in a venv of its own: CI runs it (`-m e2e`), the default command skips it
 def test_vllm_whole_keys_equal_the_hf_kind(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     from decisionpivot import RELEASE_SEED
     from decisionpivot.generate.run import write_family_files

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from decisionpivot.items import write_items
+from decisionpivot.score.operations import SystemOperations
 from decisionpivot.score.pipeline import score_runs
-from decisionpivot.score.report import leaderboard_csv, leaderboard_markdown, markdown_text, ranks
+from decisionpivot.score.report import leaderboard_csv, leaderboard_markdown, markdown_text, ranks, readout_legend
 from tests.score.synthetic import CORE_SHAPES, family_items, write_answers
 
 SHAPES = CORE_SHAPES[:3]
@@ -107,3 +108,18 @@ def test_latencies_carry_the_concurrency_they_were_measured_at(tmp_path: Path, c
 def test_system_names_cannot_break_the_markdown_table() -> None:
     assert markdown_text("evil|name*<b>") == "evil\\|name\\*\\<b\\>"
     assert "|" not in markdown_text("a|b").replace("\\|", "")
+
+
+def test_the_readout_note_explains_every_readout_shown_and_only_those() -> None:
+    def ops(system: str, readout: str) -> SystemOperations:
+        return SystemOperations(system, readout, 0, None, None, "", 0, 0, None, False)
+
+    legend = readout_legend([ops("a", "logprobs/whole-key"), ops("b", "systemone/noul+openai_decisions/choice"),
+                             ops("c", "hf/key-logits"), ops("d", "mystery"), ops("e", "-")])
+    assert legend.split("; ")[0].startswith("hf/key-logits: in process")
+    assert "logprobs/whole-key: a served model's echoed log-probabilities of each whole key" in legend
+    assert "openai_decisions/choice: yes/no items as a two-option choice" in legend
+    assert "systemone/noul: yes/no items as P(true)" in legend
+    assert "mystery: the kind's own readout" in legend
+    assert "chat/verbalised" not in legend and "first-token" not in legend and "-:" not in legend
+    assert readout_legend([ops("x", "logprobs/first-token")]).endswith("never a zero)")

@@ -31,6 +31,7 @@ from decisionpivot.score.bootstrap import CONFIDENCE_LEVEL
 from decisionpivot.score.certified import CERTIFIED_HEADING
 from decisionpivot.score.core import CHANCE_METRIC, CORE_METRICS, FAMILY_MACRO
 from decisionpivot.score.invariance import FRAMINGS, INVARIANCE, INVARIANCE_METRICS, PLAIN, invariance_metadata
+from decisionpivot.score.operations import SystemOperations
 from decisionpivot.score.reference import SCORE
 from decisionpivot.score.results import CORE, MACRO, REFERENCE, UNIFORM_GUESS, Estimate, Scoring
 
@@ -213,8 +214,8 @@ def _footnotes(scoring: Scoring) -> list[str]:
         notes.append("The `uniform` baseline gives every option the same probability, so its predicted option is "
                      "the first listed one (ties break in listed order): it answers a fixed position and solves no "
                      "contrast group. \"uniform guessing\" is the expected pair accuracy of guessing at random.")
-    notes.append("Readout: how answers were read (chat/verbalised: the reply's JSON object; <api>/noul: yes/no "
-                 "items as P(true); <api>/choice: as a two-option choice). Input restr.: items the system could "
+    notes.append(f"Readout: how answers were read ({readout_legend(scoring.operations)}). "
+                 "Input restr.: items the system could "
                  "not take as they stood (counted as failed). p50/p95: request latency in seconds at the "
                  "client concurrency in Conc. (a server that queues answers slower under more requests in "
                  "flight); $/1k: cost of 1,000 decisions from the recorded usage and the configured prices.")
@@ -246,6 +247,32 @@ def _footnotes(scoring: Scoring) -> list[str]:
         if x.reason != "no answer file":  # a system answering only some tasks says so in its row instead
             notes.append(f"Excluded: {markdown_text(x.system)} / {x.track} / {x.task}: {x.reason}.")
     return notes
+
+
+READOUT_MEANINGS = (
+    ("chat/verbalised", "the reply's JSON object of probabilities"),
+    ("/noul", "yes/no items as P(true) from a decision API"),
+    ("/choice", "yes/no items as a two-option choice from a decision API"),
+    ("hf/key-logits", "in process, each option key's probability from the model's logits after the prompt"),
+    ("logprobs/whole-key", "a served model's echoed log-probabilities of each whole key after the hf kind's "
+                           "prompt (/completions)"),
+    ("logprobs/first-token", "a served model's top log-probabilities of each key's first token "
+                             "(/chat/completions; a key outside the top ones is a failed item, never a zero)"),
+    ("python", "a Python plugin's probabilities"),
+    ("baseline", "a built-in baseline's probabilities"),
+)
+"""Readout name (or, for the decision APIs' ``<api>/<yes_no>``, its ending) -> what it means."""
+
+
+def readout_legend(operations: Sequence[SystemOperations]) -> str:
+    """The meaning of every readout the leaderboard shows (a row's ``a+b`` lists each), sorted by name."""
+    shown = sorted({part for ops in operations for part in ops.readout.split("+") if part not in ("", "-")})
+    said = []
+    for name in shown:
+        meaning = next((text for key, text in READOUT_MEANINGS
+                        if name == key or (key.startswith("/") and name.endswith(key))), "the kind's own readout")
+        said.append(f"{name}: {meaning}")
+    return "; ".join(said) or "none recorded"
 
 
 OPERATIONS = ("Failed", "Readout", "Input restr.", "p50 s", "p95 s", "Conc.", "$/1k")
