@@ -188,7 +188,8 @@ def test_refresh_command_reproduces_the_committed_lock(tmp_path: Path) -> None:
         pytest.fail("the torch 2.13.0+cpu wheel is not on this machine (set DP_TORCH_WHEELS): .ci/lock needs it")
     copy = tmp_path / "repo"
     (copy / ".ci").mkdir(parents=True)
-    for rel in ("pyproject.toml", "requirements.lock", "requirements-main.lock", ".ci/lock", ".ci/lock-torch.txt"):
+    for rel in ("pyproject.toml", "requirements.lock", "requirements-main.lock", "requirements-vllm.lock", ".ci/lock",
+                ".ci/lock-torch.txt", ".ci/vllm.in"):
         shutil.copy2(ROOT / rel, copy / rel)
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     uv = shutil.which("uv", path=str(Path(sys.executable).parent))
@@ -200,6 +201,8 @@ def test_refresh_command_reproduces_the_committed_lock(tmp_path: Path) -> None:
     assert (copy / "requirements.lock").read_bytes() == LOCK.read_bytes(), "requirements.lock is stale: run .ci/lock"
     assert (copy / "requirements-main.lock").read_bytes() == MAIN_LOCK.read_bytes(), \
         "requirements-main.lock is stale: run .ci/lock"
+    assert (copy / "requirements-vllm.lock").read_bytes() == (ROOT / "requirements-vllm.lock").read_bytes(), \
+        "requirements-vllm.lock is stale: run .ci/lock"
 
 
 def test_dp_version_prints_the_lock_digest() -> None:
