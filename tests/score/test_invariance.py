@@ -258,6 +258,6 @@ def test_the_framings_have_one_home_the_frame_package() -> None:
     for module in (score_invariance, score_report, framing_pages):
         assert module.FRAMINGS is framings.FRAMINGS, module.__name__
     for name in ("PLAIN", "NEGATION", "STEERING", "TOGETHER"):
-        assert getattr(score_invariance, name) in framings.FRAMINGS, name
+        assert getattr(score_invariance, name) == getattr(framings, name) in framings.FRAMINGS, name
     source = Path(score_invariance.__file__).read_text(encoding="utf-8")
-    assert '"irrelevant-8000"' not in source  # no second list of the framings
+    assert '"irrelevant-8000"' not in source and '= "plain"' not in source  # no second list of the framings

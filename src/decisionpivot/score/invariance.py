@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.frame.framings import FRAMINGS
+from decisionpivot.frame.framings import FRAMINGS, NEGATION, PLAIN, STEERING, TOGETHER
 from decisionpivot.score.answers import TaskAnswers
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, unit_weights
 from decisionpivot.score.layout import POSITIVE_KEY, TaskLayout
@@ -36,10 +36,6 @@ from decisionpivot.score.results import MACRO, Estimate
 
 INVARIANCE = "invariance"
 """Track name of the invariance estimates."""
-PLAIN = "plain"
-NEGATION = "negation"
-STEERING = "steering"
-TOGETHER = "together"
 ONE_QUESTION = "one"
 """``questions_per_request`` of a kind that asks the item's question alone (its ``together`` items are the
 plain question asked again, so request interference is not measured for it)."""
