@@ -114,7 +114,7 @@ class ReferenceVerbs:
             atomic_write_bytes(Path(out), text.encode("utf-8"))
 
     def datasheet(self, core: str | None = None, reference: str | None = "datasets/reference",
-                  out: str = "datasheet") -> None:
+                  out: str = "datasheet", invariance: str | None = None) -> None:
         """Write the datasheet (DATASHEET.md, Gebru et al. questions) and Croissant 1.1 metadata (croissant.json).
 
         Every number is computed from the items files and the task cards.
@@ -125,12 +125,26 @@ class ReferenceVerbs:
             `--reference ""` describes no reference items (every task listed as absent), as the DVC
             pipeline's datasheet stage does.
           out: output folder.
+          invariance: invariance suite folder drawn from --core (default datasets/invariance/<suite version>
+            when it exists); the datasheet describes it and croissant.json lists its files and record sets.
+            `--invariance ""` describes no suite.
         """
         from decisionpivot.datasheet import write_datasheet
+        from decisionpivot.frame.framings import SUITE_VERSION
 
         reference_dir = reference_folder(reference)
         core_dir = Path(core) if core else DEFAULT_CORE_DIR
-        for path in write_datasheet(core_dir, Path(reference_dir) if reference_dir else None, Path(out)):
+        if invariance is None:
+            default = Path("datasets") / "invariance" / SUITE_VERSION
+            suite = default if (default / "MANIFEST.json").exists() else None
+            if suite is None:
+                print(f"note: no invariance suite at {default}/ (run `dp frame`); the datasheet does not describe it",
+                      file=sys.stderr)
+        else:
+            found = reference_folder(invariance)
+            suite = Path(found) if found else None
+        for path in write_datasheet(core_dir, Path(reference_dir) if reference_dir else None, Path(out),
+                                    invariance_dir=suite):
             print(f"wrote {path}")
 
     def release(self, repo_id: str | None = None, core: str | None = None, reference: str | None = "datasets/reference",
