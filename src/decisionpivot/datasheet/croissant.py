@@ -15,6 +15,7 @@ from typing import Any
 from decisionpivot import BENCHMARK_VERSION
 from decisionpivot.datasheet.render import LAYER_NAMES, part_summary, plural
 from decisionpivot.datasheet.stats import DatasheetStats, PartStats, SuiteFamilyStats, SuiteStats
+from decisionpivot.frame.framings import FRAMINGS
 from decisionpivot.licenses.fulltext import CANONICAL_URLS, CORE_ITEMS_SPDX
 from decisionpivot.release.datacard import ACCESS_CONDITIONS
 
@@ -112,8 +113,7 @@ def _record_set(part: PartStats) -> dict[str, Any]:
 
 SUITE_FIELDS = (
     ("base", "sc:Text", "Id of the core item this item frames."),
-    ("framing", "sc:Text", "How the core item is asked: plain, wording-1..3, negation, labels, irrelevant-500/2000/"
-                           "8000, steering or together."),
+    ("framing", "sc:Text", f"How the core item is asked: one of {', '.join(FRAMINGS)}."),
     ("steer_to", "sc:Text", "For steering items, the option key the inserted note argues for (never the gold); "
                             "empty otherwise."),
 )

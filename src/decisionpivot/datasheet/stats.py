@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.frame.framings import IRRELEVANT_LENGTHS, PLAIN, STEERING
 from decisionpivot.items import Item, iter_items, render_state, sha256_file
 from decisionpivot.reconstruct.card import TaskCard
 
@@ -181,7 +182,7 @@ def collect(core_dir: Path, reference_dir: Path | None, cards: dict[str, TaskCar
 
 # --------------------------------------------------------------------------------------------- invariance suite
 
-INSERTING_FRAMINGS = ("irrelevant-500", "irrelevant-2000", "irrelevant-8000", "steering")
+INSERTING_FRAMINGS = (*IRRELEVANT_LENGTHS, STEERING)
 """Framings that add text to the state; the datasheet reports how much."""
 
 
@@ -242,7 +243,7 @@ def suite_family_stats(name: str, path: Path, framings: Sequence[str]) -> SuiteF
         if not isinstance(item.extra.get("framing"), str) or not isinstance(item.extra.get("base"), str):
             raise DecisionPivotError(f"{path}, line {number}: not a framed item (expected 'base' and 'framing', "
                                      "as `dp frame` writes)")
-    plain = {i.extra["base"]: len(render_state(i.state)) for i in items if i.extra["framing"] == framings[0]}
+    plain = {i.extra["base"]: len(render_state(i.state)) for i in items if i.extra["framing"] == PLAIN}
     found = Counter(i.extra["framing"] for i in items)
     added: dict[str, tuple[int, ...]] = {}
     for framing in INSERTING_FRAMINGS:
@@ -262,6 +263,7 @@ def suite_family_stats(name: str, path: Path, framings: Sequence[str]) -> SuiteF
 def collect_suite(folder: Path) -> SuiteStats:
     """Statistics of every family of the invariance suite in ``folder``, after checking each file against the
     suite's MANIFEST.json (hash and item count)."""
+    from decisionpivot.frame.suite import BENCHMARK
     from decisionpivot.generate.run import read_manifest
 
     where = folder / "MANIFEST.json"
@@ -269,9 +271,9 @@ def collect_suite(folder: Path) -> SuiteStats:
         raise DecisionPivotError(f"{where}: no invariance suite here (draw it with `dp frame`, or describe none with "
                                  "--invariance \"\")")
     manifest = read_manifest(folder)
-    if manifest.get("benchmark") != "DecisionPivot invariance" or not isinstance(manifest.get("families"), dict):
-        raise DecisionPivotError(f"{where}: not an invariance suite manifest (expected benchmark 'DecisionPivot "
-                                 "invariance' and a 'families' object, as `dp frame` writes)")
+    if manifest.get("benchmark") != BENCHMARK or not isinstance(manifest.get("families"), dict):
+        raise DecisionPivotError(f"{where}: not an invariance suite manifest (expected benchmark {BENCHMARK!r} and "
+                                 "a 'families' object, as `dp frame` writes)")
     framings = tuple(str(f) for f in manifest.get("framings") or ())
     if not framings:
         raise DecisionPivotError(f"{where}: lists no framings")

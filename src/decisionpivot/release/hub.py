@@ -120,6 +120,7 @@ def invariance_config(family: str) -> str:
 
 
 def _suite_manifest(suite_dir: Path) -> dict[str, Any]:
+    from decisionpivot.frame.suite import BENCHMARK
     from decisionpivot.generate.run import read_manifest
 
     path = suite_dir / MANIFEST_NAME
@@ -127,9 +128,9 @@ def _suite_manifest(suite_dir: Path) -> dict[str, Any]:
         raise DecisionPivotError(f"{path}: no invariance suite here (draw it with `dp frame`, or leave it out of "
                                  "the release with --invariance \"\")")
     manifest = read_manifest(suite_dir)
-    if manifest.get("benchmark") != "DecisionPivot invariance" or not isinstance(manifest.get("families"), dict):
-        raise DecisionPivotError(f"{path}: not an invariance suite manifest (expected benchmark 'DecisionPivot "
-                                 "invariance' and a 'families' object, as `dp frame` writes)")
+    if manifest.get("benchmark") != BENCHMARK or not isinstance(manifest.get("families"), dict):
+        raise DecisionPivotError(f"{path}: not an invariance suite manifest (expected benchmark {BENCHMARK!r} and a "
+                                 "'families' object, as `dp frame` writes)")
     return manifest
 
 
