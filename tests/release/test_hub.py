@@ -256,6 +256,7 @@ def test_cli_release_and_download(tmp_path: Path, core_dir: Path, reference_dir:
     main(["download", "--repo-id", REPO, "--out", str(tmp_path / "dl"), "--endpoint", hub.url])
     printed = capsys.readouterr().out
     assert "against the package manifest" in printed
+    assert f"--items {tmp_path / 'dl'}/invariance --runs runs-invariance" in printed
     assert folder_bytes(tmp_path / "dl") == folder_bytes(out)
 
 

@@ -228,3 +228,6 @@ class ReferenceVerbs:
         print(f"verified {result.files} files of {repo_id} at commit {result.commit} against {against}: "
               f"release {result.release}, content digest {result.digest} -> {result.folder}/")
         print(f"evaluate with: dp evaluate --system uniform --items {result.folder}/core")
+        if (Path(result.folder) / "invariance" / "MANIFEST.json").exists():
+            print(f"and the invariance suite with: dp evaluate --system uniform --items {result.folder}/invariance "
+                  "--runs runs-invariance")
