@@ -508,6 +508,11 @@ def test_build_refuses_a_suite_that_is_not_the_packages_released_one(tmp_path: P
     with pytest.raises(DecisionPivotError, match=r"beta_check\.jsonl: SHA-256 \w+ differs from the package's "
                                                  r"released suite 1\.0 \(0{64}\)"):
         build_release(core_dir, None, tmp_path / "release", cards=cards, invariance_dir=suite_dir)
+    shipped["families"]["gamma_check"] = shipped["families"].pop("beta_check")  # a family drawn with --families
+    (released / "invariance-1.0.MANIFEST.json").write_text(json.dumps(shipped), encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match=r"not the released suite 1\.0's families \(missing: gamma_check; "
+                                                 r"not released: beta_check\)"):
+        build_release(core_dir, None, tmp_path / "release", cards=cards, invariance_dir=suite_dir)
 
 
 def test_download_verifies_the_suite_files(built, hub: FakeHub, hf_env: Path, tmp_path: Path, monkeypatch) -> None:

@@ -163,6 +163,12 @@ def _collect_invariance(suite_dir: Path | None, core_dir: Path, parts: _Parts) -
     shipped = released_suite(SUITE_VERSION)
     if shipped is not None and (shipped.get("core") or {}).get("manifest_sha256") != core_hash:
         shipped = None  # the package's released suite was drawn from another core: nothing more to compare
+    if shipped is not None and set(manifest["families"]) != set(shipped.get("families") or {}):
+        missing = sorted(set(shipped.get("families") or {}) - set(manifest["families"]))
+        extra = sorted(set(manifest["families"]) - set(shipped.get("families") or {}))
+        raise DecisionPivotError(f"{where}: not the released suite {SUITE_VERSION}'s families (missing: "
+                                 f"{', '.join(missing) or 'none'}; not released: {', '.join(extra) or 'none'}); "
+                                 "draw the whole suite with `dp frame`")
     parts.copies[f"{INVARIANCE}/{MANIFEST_NAME}"] = suite_dir / MANIFEST_NAME
     for name, entry in manifest["families"].items():
         source = suite_dir / entry["file"]
