@@ -122,7 +122,7 @@ def _offline() -> Iterator[None]:
     import decisionpivot.release.manifest as release_manifest
 
     record_manifest, record_card = release_manifest.record_expected_manifest, reconstruct_run.record_expected
-    record_core = item_hashes.record_released_core
+    record_core, record_suite = item_hashes.record_released_core, item_hashes.record_released_suite
 
     def into_cwd(manifest: dict[str, Any], target: Path | None = None) -> Path:  # not into the package
         return record_manifest(manifest, Path("recorded-expected-manifest.json"))
@@ -132,6 +132,7 @@ def _offline() -> Iterator[None]:
 
     release_manifest.record_expected_manifest, reconstruct_run.record_expected = into_cwd, card_untouched
     item_hashes.record_released_core = lambda core, target=None: record_core(core, Path("."))  # not the package
+    item_hashes.record_released_suite = lambda suite, target=None: record_suite(suite, Path("."))
     saved = {k: os.environ.get(k) for k in ("HF_ENDPOINT", "HF_TOKEN", "HF_HUB_OFFLINE", "MPLBACKEND")}
     os.environ.update({"HF_ENDPOINT": "http://127.0.0.1:9", "MPLBACKEND": "Agg"})
     os.environ.pop("HF_TOKEN", None)
@@ -141,7 +142,7 @@ def _offline() -> Iterator[None]:
     finally:
         socket.getaddrinfo = real
         release_manifest.record_expected_manifest, reconstruct_run.record_expected = record_manifest, record_card
-        item_hashes.record_released_core = record_core
+        item_hashes.record_released_core, item_hashes.record_released_suite = record_core, record_suite
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)

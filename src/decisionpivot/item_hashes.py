@@ -56,6 +56,27 @@ def record_released_core(core: Path, target: Path | None = None) -> Path:
     return path
 
 
+def released_suite(version: str) -> dict[str, Any] | None:
+    """The manifest of released invariance suite ``version`` shipped in the package
+    (``released/invariance-<version>.MANIFEST.json``), or None."""
+    path = RELEASED / f"invariance-{version}.MANIFEST.json"
+    if not path.exists():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def record_released_suite(suite: Path, target: Path | None = None) -> Path:
+    """Maintainers: ship the invariance suite folder ``suite``'s MANIFEST.json as the released suite's (with
+    ``dp release --record-manifest``), into ``target`` (default :data:`RELEASED`, read when called)."""
+    from decisionpivot.items import atomic_write_bytes
+
+    data = (suite / "MANIFEST.json").read_bytes()
+    version = json.loads(data)["version"]
+    path = (target if target is not None else RELEASED) / f"invariance-{version}.MANIFEST.json"
+    atomic_write_bytes(path, data)
+    return path
+
+
 def released_sha256(version: str, family: str) -> str | None:
     """SHA-256 of ``family``'s file in released core edition ``version`` (None: not released)."""
     entry = ((released_manifest(version) or {}).get("families") or {}).get(family)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 from collections import Counter
@@ -176,3 +177,122 @@ def test_datasheet_states_the_papers_restricted_count_and_the_tasks_between(inpu
     assert "(non-commercial, research-only, mixed or unstated; 2): nc_task (non-commercial), unstated_task (unstated)" \
         in sheet
     assert "allow redistribution (1): sa_task (share-alike);" in sheet
+
+
+# ------------------------------------------------------------------------------------- invariance suite
+
+SUITE_FAMILIES = ("fact_answerable", "policy_case")
+
+
+@pytest.fixture(scope="module")
+def real_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two real families of the release and a small suite framed from them by `dp frame`'s own code."""
+    from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED
+    from decisionpivot.frame.suite import write_suite
+    from decisionpivot.generate.run import rebuild_manifest
+    from decisionpivot.items import write_items
+    from tests.conftest import cached_draw
+
+    core = tmp_path_factory.mktemp("core")
+    for name in SUITE_FAMILIES:
+        write_items(core / f"{name}.jsonl", cached_draw(name).items)
+    rebuild_manifest(core, RELEASE_SEED, benchmark_version=BENCHMARK_VERSION)
+    suite = tmp_path_factory.mktemp("invariance")
+    write_suite(core, suite, families=SUITE_FAMILIES, base_items=12)
+    return core, suite
+
+
+def test_datasheet_describes_the_suite_with_numbers_from_its_files(real_suite, tmp_path: Path) -> None:
+    core, suite = real_suite
+    sheet, _ = write_datasheet(core, None, tmp_path / "out", cards={}, invariance_dir=suite)
+    text = sheet.read_text(encoding="utf-8")
+    manifest = json.loads((suite / "MANIFEST.json").read_text(encoding="utf-8"))
+    assert f"## Invariance suite (version {manifest['version']})" in text
+    for question in ("Why does the suite exist?", "How was it made?", "What does it not cover?"):
+        assert f"**{question}**" in text
+    assert f"A seeded sample (seed {manifest['seed']}) of whole contrast groups" in text
+    assert f"until the family has at least {manifest['base_items_per_family']} core items" in text
+    framings = manifest["framings"]
+    rows = {row[0]: row for row in table_rows(text, "| family | layer | core items | groups |")}
+    total = 0
+    for name in SUITE_FAMILIES:
+        items = read_items(suite / f"{name}.jsonl")
+        counts = Counter(i.extra["framing"] for i in items)
+        want = [name, items[0].layer, str(len({i.extra["base"] for i in items})), str(len({i.group for i in items})),
+                *(str(counts[f]) for f in framings), str(len(items))]
+        assert rows[name] == want
+        total += len(items)
+        plain = {i.extra["base"]: len(render_state(i.state)) for i in items if i.extra["framing"] == "plain"}
+        added = {row[0]: row for row in table_rows(text, "| family | irrelevant-500 |")}[name]
+        for column, framing in enumerate(("irrelevant-500", "irrelevant-2000", "irrelevant-8000", "steering"), 1):
+            sizes = sorted(len(render_state(i.state)) - plain[i.extra["base"]] for i in items
+                           if i.extra["framing"] == framing)
+            low, middle, high = (int(v) for v in added[column].split(" / "))
+            assert (low, high) == (sizes[0], sizes[-1])
+            assert sizes[(len(sizes) - 1) // 2] <= middle <= sizes[len(sizes) // 2]
+    assert counts["negation"] == 0 and Counter(i.extra["framing"] for i in
+                                               read_items(suite / "fact_answerable.jsonl"))["negation"] > 0
+    assert f"{total} framed items" in text and f"The invariance suite adds {total} framed items" in text
+
+
+def test_datasheet_without_a_suite_says_so(inputs, tmp_path: Path) -> None:
+    core, reference, cards = inputs
+    sheet, _ = write_datasheet(core, reference, tmp_path / "out", cards=cards)
+    assert "## Invariance suite\n\nNot described in this datasheet: no suite folder was given" in sheet.read_text()
+
+
+def test_datasheet_refuses_a_suite_of_another_core_or_a_changed_file(real_suite, inputs, tmp_path: Path) -> None:
+    from decisionpivot.errors import DecisionPivotError
+
+    core, suite = real_suite
+    other_core = inputs[0]
+    with pytest.raises(DecisionPivotError, match=r"the suite was drawn from a core whose MANIFEST\.json"):
+        write_datasheet(other_core, None, tmp_path / "a", cards={}, invariance_dir=suite)
+    changed = tmp_path / "changed"
+    changed.mkdir()
+    for path in suite.iterdir():
+        (changed / path.name).write_bytes(path.read_bytes())
+    lines = (changed / "policy_case.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (changed / "policy_case.jsonl").write_text("".join(lines[:-1]), encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match=r"policy_case\.jsonl: SHA-256 \w+ and \d+ items, .*MANIFEST\.json "
+                                                 r"records"):
+        write_datasheet(core, None, tmp_path / "b", cards={}, invariance_dir=changed)
+    with pytest.raises(DecisionPivotError, match=r"no invariance suite here"):
+        write_datasheet(core, None, tmp_path / "c", cards={}, invariance_dir=tmp_path / "nowhere")
+
+
+def test_cli_invariance_option(real_suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--invariance DIR` describes the suite; `--invariance ""` and no suite at the default folder describe none."""
+    from decisionpivot.cli import main
+
+    core, suite = real_suite
+    monkeypatch.chdir(tmp_path)  # no datasets/invariance/<version> here
+    main(["datasheet", "--core", str(core), "--reference", "", "--out", str(tmp_path / "a")])
+    main(["datasheet", "--core", str(core), "--reference", "", "--invariance", "", "--out", str(tmp_path / "b")])
+    main(["datasheet", "--core", str(core), "--reference", "", "--invariance", str(suite), "--out",
+          str(tmp_path / "c")])
+    for name in ("DATASHEET.md", "croissant.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert "Not described in this datasheet" in (tmp_path / "b" / "DATASHEET.md").read_text(encoding="utf-8")
+    assert "## Invariance suite (version 1.0)" in (tmp_path / "c" / "DATASHEET.md").read_text(encoding="utf-8")
+
+
+def test_croissant_lists_the_suite_and_validates_offline(real_suite, tmp_path: Path, no_network) -> None:
+    mlc = pytest.importorskip("mlcroissant")
+    core, suite = real_suite
+    _, path = write_datasheet(core, None, tmp_path / "out", cards={}, invariance_dir=suite)
+    document = json.loads(path.read_text(encoding="utf-8"))
+    files = {entry["@id"]: entry for entry in document["distribution"]}
+    for name in SUITE_FAMILIES:
+        entry = files[f"invariance/{name}.jsonl"]
+        assert entry["sha256"] == hashlib.sha256((suite / f"{name}.jsonl").read_bytes()).hexdigest()
+        assert (path.parent / entry["contentUrl"]).resolve() == (suite / f"{name}.jsonl").resolve()
+    dataset = mlc.Dataset(jsonld=path)  # raises ValidationError on any error
+    names = [rs.name for rs in dataset.metadata.record_sets]
+    assert names == [*SUITE_FAMILIES, *(f"invariance-{n}" for n in SUITE_FAMILIES)]
+    records = list(dataset.records("invariance-policy_case"))
+    items = read_items(suite / "policy_case.jsonl")
+    assert len(records) == len(items)
+    assert Counter(r["invariance-policy_case/framing"].decode() for r in records) == \
+        Counter(i.extra["framing"] for i in items)
+    assert {r["invariance-policy_case/base"].decode() for r in records} == {i.extra["base"] for i in items}

@@ -48,6 +48,46 @@ def write_core(folder: Path, families: dict[str, tuple[str, int]]) -> Path:
     return folder
 
 
+SUITE_FRAMINGS = ("plain", "wording-1", "labels")
+"""The framings the small test suite writes (the format's keys, not its material)."""
+
+
+def write_suite(folder: Path, core: Path, seed: int | None = None, version: str | None = None) -> Path:
+    """A small invariance suite drawn from ``core`` as `dp frame` lays it out: every core item in three framings,
+    ``<family>.jsonl`` per family and MANIFEST.json (the released seed and version unless given)."""
+    from dataclasses import replace
+
+    from decisionpivot.frame.framings import SUITE_VERSION
+    from decisionpivot.frame.suite import SUITE_SEED
+    from decisionpivot.items import read_items
+
+    seed = SUITE_SEED if seed is None else seed
+    version = SUITE_VERSION if version is None else version
+    core_manifest = json.loads((core / "MANIFEST.json").read_text(encoding="utf-8"))
+    entries = {}
+    for family, entry in core_manifest["families"].items():
+        framed = []
+        for item in read_items(core / entry["file"]):
+            for framing in SUITE_FRAMINGS:
+                rename = {"yes": "true", "no": "false"} if framing == "labels" else {k: k for k in item.option_keys}
+                options = tuple(Option(rename[o.key], o.meaning) for o in item.options)
+                question = "Is it really so?" if framing == "wording-1" else item.question
+                framed.append(replace(item, id=f"{item.id}~{framing}", version=version, question=question,
+                                      options=options, answer=rename[item.answer or ""],
+                                      extra={"base": item.id, "companions": None, "framing": framing,
+                                             "key_map": {v: k for k, v in rename.items()}, "steer_to": None}))
+        sha = write_items(folder / entry["file"], framed)
+        entries[family] = {"file": entry["file"], "layer": entry["layer"], "items": len(framed),
+                           "base_items": entry["items"], "groups": entry["groups"], "sha256": sha, "seed": seed}
+    manifest = {"benchmark": "DecisionPivot invariance", "version": version, "seed": seed,
+                "core": {"version": core_manifest["version"],
+                         "manifest_sha256": hashlib.sha256((core / "MANIFEST.json").read_bytes()).hexdigest()},
+                "base_items_per_family": 12, "framings": list(SUITE_FRAMINGS), "families": entries,
+                "items": sum(e["items"] for e in entries.values())}
+    (folder / "MANIFEST.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return folder
+
+
 def _card(task: str, spdx: str | None, name: str, klass: str, redistribution: str, route: str,
           attribution: str = "cite the authors") -> TaskCard:
     data: dict[str, Any] = {
@@ -93,6 +133,11 @@ def write_reference(folder: Path, tasks: list[str]) -> Path:
 @pytest.fixture
 def core_dir(tmp_path: Path) -> Path:
     return write_core(tmp_path / "core", {"alpha_check": ("A", 12), "beta_check": ("D", 9)})
+
+
+@pytest.fixture
+def suite_dir(tmp_path: Path, core_dir: Path) -> Path:
+    return write_suite(tmp_path / "invariance", core_dir)
 
 
 @pytest.fixture

@@ -84,9 +84,12 @@ def test_datasheet_stage_declares_what_dp_datasheet_reads() -> None:
     assert set(stage["outs"]) == {"datasheet/DATASHEET.md", "datasheet/croissant.json"}
     deps = set(stage["deps"])
     assert {"datasets/core/${generate.version}", "src/decisionpivot/datasheet", "src/decisionpivot/reconstruct/cards",
-            "src/decisionpivot/licenses"} <= deps
+            "src/decisionpivot/licenses", "datasets/invariance/${frame.version}"} <= deps
+    assert "--invariance datasets/invariance/${frame.version}" in stage["cmd"]  # the suite the frame stage writes
+    assert "datasets/invariance/${frame.version}" in _load("dvc.yaml")["stages"]["frame"]["outs"]
     for dep in deps:
-        assert dep.startswith(("datasets/core/", "datasets/reconstructed")) or (ROOT / dep).exists(), dep
+        assert dep.startswith(("datasets/core/", "datasets/reconstructed", "datasets/invariance/")) \
+            or (ROOT / dep).exists(), dep
 
 
 def test_readme_main_command_is_the_pipeline_and_installs_dvc() -> None:

@@ -14,7 +14,7 @@ from decisionpivot.items import iter_items
 from decisionpivot.release.datacard import ACCESS_CONDITIONS
 from decisionpivot.release.hub import build_release, download_release, upload_release, verify_folder
 from decisionpivot.release.manifest import digest, manifest_bytes, read_manifest_file, release_files
-from tests.release.conftest import OWNER, READER, REPO, STRANGER, sha256
+from tests.release.conftest import OWNER, READER, REPO, STRANGER, sha256, write_core, write_suite
 from tests.release.fake_hub import FakeHub
 
 INCLUDED = ("mit_task", "open_task")
@@ -26,8 +26,8 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture
-def built(tmp_path: Path, core_dir: Path, reference_dir: Path, cards):
-    return build_release(core_dir, reference_dir, tmp_path / "release", cards=cards)
+def built(tmp_path: Path, core_dir: Path, reference_dir: Path, suite_dir: Path, cards):
+    return build_release(core_dir, reference_dir, tmp_path / "release", cards=cards, invariance_dir=suite_dir)
 
 
 # ------------------------------------------------------------------------------------------ build
@@ -89,36 +89,38 @@ def test_dataset_card_front_matter_configs_gating_and_licences(built) -> None:
     assert sorted(p.name for p in licences.iterdir()) == ["CC-BY-4.0.txt", "mit_task.md", "open_task.md"]
 
 
-def test_dry_run_builds_are_byte_identical(tmp_path: Path, core_dir: Path, reference_dir: Path, cards) -> None:
-    first = build_release(core_dir, reference_dir, tmp_path / "a", cards=cards)
-    second = build_release(core_dir, reference_dir, tmp_path / "b", cards=cards)
-    again = build_release(core_dir, reference_dir, tmp_path / "a", cards=cards)  # rebuild in place
+def test_dry_run_builds_are_byte_identical(tmp_path: Path, core_dir: Path, reference_dir: Path, suite_dir: Path,
+                                           cards) -> None:
+    first = build_release(core_dir, reference_dir, tmp_path / "a", cards=cards, invariance_dir=suite_dir)
+    second = build_release(core_dir, reference_dir, tmp_path / "b", cards=cards, invariance_dir=suite_dir)
+    again = build_release(core_dir, reference_dir, tmp_path / "a", cards=cards,  # rebuild in place
+                          invariance_dir=suite_dir)
     assert folder_bytes(first.folder) == folder_bytes(second.folder) == folder_bytes(again.folder)
     assert not list(tmp_path.glob(".*-tmp"))
 
 
-def test_cli_dry_run_uploads_nothing(tmp_path: Path, core_dir: Path, monkeypatch, capsys) -> None:
+def test_cli_dry_run_uploads_nothing(tmp_path: Path, core_dir: Path, suite_dir: Path, monkeypatch, capsys) -> None:
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "rel"
     main(["release", "--dry-run", "--core", str(core_dir), "--reference", str(tmp_path / "no-reference"),
-          "--out", str(out)])
+          "--invariance", str(suite_dir), "--out", str(out)])
     printed = capsys.readouterr().out
     assert "built" in printed and (out / "MANIFEST.json").exists()
     assert not read_manifest_file(out / "MANIFEST.json")["reference"]
 
 
 def test_build_refuses_changed_core_file_and_foreign_out_folder(tmp_path: Path, core_dir: Path,
-                                                               reference_dir: Path, cards) -> None:
+                                                               reference_dir: Path, suite_dir: Path, cards) -> None:
     foreign = tmp_path / "my-documents"
     foreign.mkdir()
     (foreign / "thesis.tex").write_text("keep me")
     with pytest.raises(DecisionPivotError, match="not a DecisionPivot release folder"):
-        build_release(core_dir, reference_dir, foreign, cards=cards)
+        build_release(core_dir, reference_dir, foreign, cards=cards, invariance_dir=suite_dir)
     assert (foreign / "thesis.tex").read_text() == "keep me"
     with (core_dir / "alpha_check.jsonl").open("a", encoding="utf-8") as handle:
         handle.write((core_dir / "alpha_check.jsonl").read_text(encoding="utf-8").splitlines()[0] + "\n")
     with pytest.raises(DecisionPivotError, match="differs from"):
-        build_release(core_dir, reference_dir, tmp_path / "release", cards=cards)
+        build_release(core_dir, reference_dir, tmp_path / "release", cards=cards, invariance_dir=suite_dir)
 
 
 # --------------------------------------------------------------------------------- upload/download
@@ -149,10 +151,10 @@ def test_release_then_download_round_trip_verifies_every_hash(built, hub: FakeHu
 
 
 def test_upload_twice_mirrors_the_release(built, hub: FakeHub, hf_env: Path, tmp_path: Path, core_dir: Path,
-                                          reference_dir: Path, cards, monkeypatch) -> None:
+                                          reference_dir: Path, suite_dir: Path, cards, monkeypatch) -> None:
     _publish(hub, built, monkeypatch)
     (reference_dir / "mit_task.jsonl").unlink()
-    smaller = build_release(core_dir, reference_dir, tmp_path / "release", cards=cards)
+    smaller = build_release(core_dir, reference_dir, tmp_path / "release", cards=cards, invariance_dir=suite_dir)
     _publish(hub, smaller, monkeypatch)
     assert "reference/mit_task.jsonl" not in hub.head_files(REPO)  # stale remote files are deleted
     assert set(hub.head_files(REPO)) == set(release_files(smaller.folder)) | {".gitattributes"}
@@ -227,8 +229,8 @@ def test_cli_download_gated_prints_clean_error_without_traceback(built, hub: Fak
     assert "error: " in err and "Traceback" not in err and "gated" in err and STRANGER not in err
 
 
-def test_cli_release_and_download(tmp_path: Path, core_dir: Path, reference_dir: Path, hub: FakeHub,
-                                  hf_env: Path, monkeypatch, capsys) -> None:
+def test_cli_release_and_download(tmp_path: Path, core_dir: Path, reference_dir: Path, suite_dir: Path,
+                                  hub: FakeHub, hf_env: Path, monkeypatch, capsys) -> None:
     import decisionpivot.item_hashes as item_hashes
     import decisionpivot.release.manifest as manifest_module
 
@@ -240,17 +242,21 @@ def test_cli_release_and_download(tmp_path: Path, core_dir: Path, reference_dir:
     monkeypatch.setenv("HF_TOKEN", OWNER)
     out = tmp_path / "release"
     main(["release", "--repo-id", REPO, "--core", str(core_dir), "--reference", str(reference_dir),
-          "--out", str(out), "--endpoint", hub.url, "--record-manifest"])
+          "--invariance", str(suite_dir), "--out", str(out), "--endpoint", hub.url, "--record-manifest"])
     printed = capsys.readouterr().out
     assert "uploaded" in printed and "gating: manual" in printed and OWNER not in printed
     version = json.loads((core_dir / "MANIFEST.json").read_text())["version"]
     assert (released / f"core-{version}.MANIFEST.json").read_bytes() == (core_dir / "MANIFEST.json").read_bytes()
+    assert (released / "invariance-1.0.MANIFEST.json").read_bytes() == (suite_dir / "MANIFEST.json").read_bytes()
     item_hashes.released_manifest.cache_clear()
-    assert "core" not in json.loads(expected_path.read_text())  # the released core manifest holds those hashes
+    stored = json.loads(expected_path.read_text())
+    assert "core" not in stored and "invariance" not in stored  # the released manifests hold those hashes
+    assert "invariance/alpha_check.jsonl" in stored["files"]
     assert manifest_module.expected_manifest() == json.loads((out / "MANIFEST.json").read_text())
     main(["download", "--repo-id", REPO, "--out", str(tmp_path / "dl"), "--endpoint", hub.url])
     printed = capsys.readouterr().out
     assert "against the package manifest" in printed
+    assert f"--items {tmp_path / 'dl'}/invariance --runs runs-invariance" in printed
     assert folder_bytes(tmp_path / "dl") == folder_bytes(out)
 
 
@@ -280,10 +286,11 @@ def test_datasets_library_loads_every_config(built, tmp_path: Path, monkeypatch)
         pytest.skip("the `datasets` library is not installed (./datasets is the project's data folder)")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     names = datasets.get_dataset_config_names(str(built.folder))
-    assert sorted(names) == sorted([*built.manifest["core"], *built.manifest["reference"]])
+    suite = {f"invariance-{name}": entry for name, entry in built.manifest["invariance"]["families"].items()}
+    assert sorted(names) == sorted([*built.manifest["core"], *suite, *built.manifest["reference"]])
     for name in names:
         loaded = datasets.load_dataset(str(built.folder), name, split="test", cache_dir=str(tmp_path / "ds-cache"))
-        entry = built.manifest["core"].get(name) or built.manifest["reference"][name]
+        entry = built.manifest["core"].get(name) or suite.get(name) or built.manifest["reference"][name]
         assert loaded.num_rows == entry["items"]
 
 
@@ -304,12 +311,13 @@ def test_hub_licence_ids() -> None:
 
 
 def test_cli_release_with_empty_reference_is_core_only(tmp_path: Path, core_dir: Path, reference_dir: Path,
-                                                        monkeypatch, capsys) -> None:
+                                                        suite_dir: Path, monkeypatch, capsys) -> None:
     # `--reference ""` means no reference tasks, not the current folder (whose <task>.jsonl would be shipped)
     for source in reference_dir.glob("*.jsonl"):
         (tmp_path / source.name).write_bytes(source.read_bytes())
     monkeypatch.chdir(tmp_path)
-    main(["release", "--dry-run", "--core", str(core_dir), "--reference", "", "--out", str(tmp_path / "rel")])
+    main(["release", "--dry-run", "--core", str(core_dir), "--reference", "", "--invariance", str(suite_dir),
+          "--out", str(tmp_path / "rel")])
     manifest = read_manifest_file(tmp_path / "rel" / "MANIFEST.json")
     assert manifest["core"] and not manifest["reference"]
     assert "no reference folder was given" in capsys.readouterr().err
@@ -374,3 +382,163 @@ def test_hub_messages_are_redacted_without_the_environment(tmp_path: Path, hf_en
     with _EchoingHub() as echo, pytest.raises(DecisionPivotError) as caught:
         download_release(REPO, tmp_path / "out2", endpoint=echo.url, token="custom-token-777", cache_dir=hf_env)
     assert "you sent" in str(caught.value) and "custom-token-777" not in str(caught.value)
+
+
+# ------------------------------------------------------------------------------------- invariance suite
+
+
+def test_release_carries_the_invariance_suite_checked_against_its_manifest(built, suite_dir: Path) -> None:
+    suite = json.loads((suite_dir / "MANIFEST.json").read_text(encoding="utf-8"))
+    files = release_files(built.folder)
+    assert "invariance/MANIFEST.json" in files
+    assert (built.folder / "invariance/MANIFEST.json").read_bytes() == (suite_dir / "MANIFEST.json").read_bytes()
+    section = built.manifest["invariance"]
+    assert (section["version"], section["seed"], section["core"]) == (suite["version"], suite["seed"], suite["core"])
+    assert sorted(section["families"]) == sorted(suite["families"]) == ["alpha_check", "beta_check"]
+    for name, entry in section["families"].items():
+        path = built.folder / entry["file"]
+        assert entry["file"] == f"invariance/{name}.jsonl" and path.exists()
+        assert entry["sha256"] == sha256(path) == suite["families"][name]["sha256"]
+        assert entry["items"] == len(list(iter_items(path))) == built.manifest["files"][entry["file"]]["items"]
+        assert entry["base_items"] == suite["families"][name]["base_items"]
+    assert not built.notes or not any("invariance" in note for note in built.notes)
+
+
+def test_dataset_card_lists_the_suite_and_keeps_the_gating_text(built, core_dir: Path, reference_dir: Path,
+                                                                 cards, tmp_path: Path) -> None:
+    from huggingface_hub import DatasetCard
+
+    card = DatasetCard((built.folder / "README.md").read_text(encoding="utf-8"))
+    meta = card.data.to_dict()
+    configs = {c["config_name"]: c["data_files"] for c in meta["configs"]}
+    assert configs["invariance-alpha_check"] == [{"split": "test", "path": "invariance/alpha_check.jsonl"}]
+    assert configs["alpha_check"] == [{"split": "test", "path": "core/alpha_check.jsonl"}]  # no clash
+    section = built.manifest["invariance"]
+    assert f"## Invariance suite (version {section['version']})" in card.text
+    assert f"seeded sample (seed {section['seed']}) of whole contrast groups" in card.text
+    assert all(f"`{framing}`" in card.text for framing in section["framings"])
+    for name, entry in section["families"].items():
+        row = f"| invariance-{name} | {name} | {entry['layer']} | {entry['base_items']} | {entry['groups']} | " \
+              f"{entry['items']} |"
+        assert row in card.text
+    total = sum(e["items"] for e in section["families"].values())
+    assert f"{total} items of the invariance suite {section['version']}" in card.text
+    without = build_release(core_dir, reference_dir, tmp_path / "no-suite", cards=cards, invariance_dir=None)
+    plain = DatasetCard((without.folder / "README.md").read_text(encoding="utf-8")).data.to_dict()
+    for key in ("extra_gated_prompt", "extra_gated_fields", "extra_gated_button_content"):
+        assert meta[key] == plain[key], key
+    assert "Access is gated and approved by hand" in card.text
+
+
+def test_release_without_a_suite_says_so(tmp_path: Path, core_dir: Path, reference_dir: Path, cards) -> None:
+    built = build_release(core_dir, reference_dir, tmp_path / "release", cards=cards, invariance_dir=None)
+    assert built.manifest["invariance"] is None
+    assert not any(p.startswith("invariance/") for p in release_files(built.folder))
+    assert any("invariance suite" in note and "left out" in note for note in built.notes)
+    assert "The invariance suite was left out of this build" in (built.folder / "README.md").read_text()
+
+
+def test_cli_release_needs_the_suite_unless_left_out(tmp_path: Path, core_dir: Path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)  # no datasets/invariance/1.0 here
+    with pytest.raises(SystemExit) as caught:
+        main(["release", "--dry-run", "--core", str(core_dir), "--reference", "", "--out", str(tmp_path / "rel")])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert "datasets/invariance/1.0/MANIFEST.json" in err and "dp frame" in err and "Traceback" not in err
+    main(["release", "--dry-run", "--core", str(core_dir), "--reference", "", "--invariance", "",
+          "--out", str(tmp_path / "rel")])
+    captured = capsys.readouterr()
+    assert "invariance suite families: 0" in captured.out and "invariance suite: no folder was given" in captured.err
+
+
+def _rewrite_manifest(folder: Path, **changes) -> None:
+    path = folder / "MANIFEST.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest.update(changes)
+    path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+
+
+def test_build_refuses_a_changed_suite_file(tmp_path: Path, core_dir: Path, suite_dir: Path, cards) -> None:
+    with (suite_dir / "beta_check.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write((suite_dir / "beta_check.jsonl").read_text(encoding="utf-8").splitlines()[0] + "\n")
+    with pytest.raises(DecisionPivotError, match=r"beta_check\.jsonl: SHA-256 \w+ differs from .*MANIFEST\.json"):
+        build_release(core_dir, None, tmp_path / "release", cards=cards, invariance_dir=suite_dir)
+    assert not (tmp_path / "release").exists()
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"seed": 7}, r"MANIFEST\.json: suite version '1\.0' with seed 7; the release carries the released suite"),
+    ({"version": "0.9"}, r"MANIFEST\.json: suite version '0\.9' with seed 20261030"),
+])
+def test_build_refuses_a_suite_of_another_seed_or_version(tmp_path: Path, core_dir: Path, suite_dir: Path, cards,
+                                                          changes: dict, message: str) -> None:
+    _rewrite_manifest(suite_dir, **changes)
+    with pytest.raises(DecisionPivotError, match=message):
+        build_release(core_dir, None, tmp_path / "release", cards=cards, invariance_dir=suite_dir)
+
+
+def test_build_refuses_a_family_drawn_with_another_seed(tmp_path: Path, core_dir: Path, suite_dir: Path,
+                                                        cards) -> None:
+    manifest = json.loads((suite_dir / "MANIFEST.json").read_text(encoding="utf-8"))
+    manifest["families"]["alpha_check"]["seed"] = 8
+    _rewrite_manifest(suite_dir, families=manifest["families"])
+    with pytest.raises(DecisionPivotError, match=r"family 'alpha_check' drawn with seed 8"):
+        build_release(core_dir, None, tmp_path / "release", cards=cards, invariance_dir=suite_dir)
+
+
+def test_build_refuses_a_suite_drawn_from_another_core(tmp_path: Path, core_dir: Path, cards) -> None:
+    other_core = write_core(tmp_path / "other-core", {"alpha_check": ("A", 10), "beta_check": ("D", 9)})
+    suite = write_suite(tmp_path / "other-suite", other_core)
+    with pytest.raises(DecisionPivotError, match=r"drawn from a core whose MANIFEST\.json has SHA-256 \w+, not the "
+                                                 r"released core"):
+        build_release(core_dir, None, tmp_path / "release", cards=cards, invariance_dir=suite)
+
+
+def test_build_refuses_a_suite_that_is_not_the_packages_released_one(tmp_path: Path, core_dir: Path,
+                                                                     suite_dir: Path, cards, monkeypatch) -> None:
+    """Drawn from the released core with the released seed and version, the files must be the released suite's."""
+    import decisionpivot.item_hashes as item_hashes
+
+    shipped = json.loads((suite_dir / "MANIFEST.json").read_text(encoding="utf-8"))
+    shipped["families"]["beta_check"]["sha256"] = "0" * 64
+    released = tmp_path / "released"
+    released.mkdir()
+    (released / "invariance-1.0.MANIFEST.json").write_text(json.dumps(shipped), encoding="utf-8")
+    monkeypatch.setattr(item_hashes, "RELEASED", released)
+    with pytest.raises(DecisionPivotError, match=r"beta_check\.jsonl: SHA-256 \w+ differs from the package's "
+                                                 r"released suite 1\.0 \(0{64}\)"):
+        build_release(core_dir, None, tmp_path / "release", cards=cards, invariance_dir=suite_dir)
+    shipped["families"]["gamma_check"] = shipped["families"].pop("beta_check")  # a family drawn with --families
+    (released / "invariance-1.0.MANIFEST.json").write_text(json.dumps(shipped), encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match=r"not the released suite 1\.0's families \(missing: gamma_check; "
+                                                 r"not released: beta_check\)"):
+        build_release(core_dir, None, tmp_path / "release", cards=cards, invariance_dir=suite_dir)
+
+
+def test_download_verifies_the_suite_files(built, hub: FakeHub, hf_env: Path, tmp_path: Path, monkeypatch) -> None:
+    _publish(hub, built, monkeypatch)
+    original = (built.folder / "invariance/alpha_check.jsonl").read_bytes()
+    forged = original.replace(b'"answer": "no"', b'"answer": "yes"', 1)
+    assert forged != original
+    hub.tamper(REPO, "invariance/alpha_check.jsonl", forged)
+    monkeypatch.setenv("HF_TOKEN", OWNER)
+    with pytest.raises(DecisionPivotError) as caught:
+        download_release(REPO, tmp_path / "out", endpoint=hub.url, cache_dir=hf_env, expected=built.manifest)
+    message = str(caught.value)
+    assert "invariance/alpha_check.jsonl" in message and "Nothing was written" in message
+    assert not (tmp_path / "out").exists()
+
+
+def test_shipped_expected_manifest_covers_the_released_suite() -> None:
+    """The package verifies downloads of the suite too: its files are listed with the released suite's hashes."""
+    from decisionpivot.frame.framings import SUITE_VERSION
+    from decisionpivot.item_hashes import released_suite
+    from decisionpivot.release.manifest import expected_manifest
+
+    manifest, suite = expected_manifest(), released_suite(SUITE_VERSION)
+    assert manifest is not None and suite is not None
+    assert manifest["invariance"]["version"] == SUITE_VERSION
+    for name, entry in suite["families"].items():
+        assert manifest["files"][f"invariance/{name}.jsonl"]["sha256"] == entry["sha256"], name
+        assert manifest["invariance"]["families"][name]["sha256"] == entry["sha256"], name
+    assert (suite["core"]["manifest_sha256"] == manifest["files"]["core/MANIFEST.json"]["sha256"])

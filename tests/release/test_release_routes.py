@@ -55,7 +55,8 @@ def test_release_with_every_reconstruct_only_task_in_every_layout_ships_none(
         (reference / f"{task}.jsonl.bak").write_bytes((reference / f"{task}.jsonl").read_bytes())
     core = write_core(tmp_path / "core", {"alpha_check": ("A", 6)})
     out = tmp_path / "release"
-    main(["release", "--dry-run", "--core", str(core), "--reference", str(reference), "--out", str(out)])
+    main(["release", "--dry-run", "--core", str(core), "--reference", str(reference), "--invariance", "",
+          "--out", str(out)])
     printed = capsys.readouterr().out
     assert "reference tasks: 0" in printed
     manifest = json.loads((out / "MANIFEST.json").read_text(encoding="utf-8"))
@@ -85,7 +86,7 @@ def test_only_tasks_both_rules_and_card_mark_redistribute_are_shipped(tmp_path_f
         write_task(reference, cards[task])
     reference.mkdir(exist_ok=True)
     core = write_core(tmp / "core", {"alpha_check": ("A", 4)})
-    built = build_release(core, reference, tmp / "release", cards=cards)
+    built = build_release(core, reference, tmp / "release", cards=cards, invariance_dir=None)
     allowed = {t for t, c in cards.items() if decide_route(c.license).route == REDISTRIBUTE and c.route == REDISTRIBUTE}
     assert set(built.manifest["reference"]) == allowed & present
     text = released_text(tmp / "release")

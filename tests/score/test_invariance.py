@@ -246,3 +246,18 @@ def test_core_items_are_not_framed(suite: tuple[Path, Path], tmp_path: Path) -> 
     assert not is_framed(read_layout(tmp_path / "policy_case.jsonl"))
     assert is_framed(read_layout(suite[0] / "policy_case.jsonl"))
     assert isinstance(read_layout(suite[0] / "policy_case.jsonl"), TaskLayout)
+
+
+def test_the_framings_have_one_home_the_frame_package() -> None:
+    """score and report read the framings (and their order) from decisionpivot.frame.framings, never a copy."""
+    import decisionpivot.report.framing_pages as framing_pages
+    import decisionpivot.score.invariance as score_invariance
+    import decisionpivot.score.report as score_report
+    from decisionpivot.frame import framings
+
+    for module in (score_invariance, score_report, framing_pages):
+        assert module.FRAMINGS is framings.FRAMINGS, module.__name__
+    for name in ("PLAIN", "NEGATION", "STEERING", "TOGETHER"):
+        assert getattr(score_invariance, name) == getattr(framings, name) in framings.FRAMINGS, name
+    source = Path(score_invariance.__file__).read_text(encoding="utf-8")
+    assert '"irrelevant-8000"' not in source and '= "plain"' not in source  # no second list of the framings

@@ -114,7 +114,7 @@ class ReferenceVerbs:
             atomic_write_bytes(Path(out), text.encode("utf-8"))
 
     def datasheet(self, core: str | None = None, reference: str | None = "datasets/reference",
-                  out: str = "datasheet") -> None:
+                  out: str = "datasheet", invariance: str | None = None) -> None:
         """Write the datasheet (DATASHEET.md, Gebru et al. questions) and Croissant 1.1 metadata (croissant.json).
 
         Every number is computed from the items files and the task cards.
@@ -125,26 +125,43 @@ class ReferenceVerbs:
             `--reference ""` describes no reference items (every task listed as absent), as the DVC
             pipeline's datasheet stage does.
           out: output folder.
+          invariance: invariance suite folder drawn from --core (default datasets/invariance/<suite version>
+            when it exists); the datasheet describes it and croissant.json lists its files and record sets.
+            `--invariance ""` describes no suite.
         """
         from decisionpivot.datasheet import write_datasheet
+        from decisionpivot.frame.framings import SUITE_VERSION
 
         reference_dir = reference_folder(reference)
         core_dir = Path(core) if core else DEFAULT_CORE_DIR
-        for path in write_datasheet(core_dir, Path(reference_dir) if reference_dir else None, Path(out)):
+        if invariance is None:
+            default = Path("datasets") / "invariance" / SUITE_VERSION
+            suite = default if (default / "MANIFEST.json").exists() else None
+            if suite is None:
+                print(f"note: no invariance suite at {default}/ (run `dp frame`); the datasheet does not describe it",
+                      file=sys.stderr)
+        else:
+            found = reference_folder(invariance)
+            suite = Path(found) if found else None
+        for path in write_datasheet(core_dir, Path(reference_dir) if reference_dir else None, Path(out),
+                                    invariance_dir=suite):
             print(f"wrote {path}")
 
     def release(self, repo_id: str | None = None, core: str | None = None, reference: str | None = "datasets/reference",
                 out: str = "release", private: bool = False, dry_run: bool = False, endpoint: str | None = None,
-                record_manifest: bool = False) -> None:
+                record_manifest: bool = False, invariance: str | None = None) -> None:
         """Build the gated Hugging Face dataset folder and upload it (create repo, upload, gate manually).
 
-        The folder holds the core items, the redistributable reference tasks only, licences, a dataset
-        card with the access conditions, and MANIFEST.json (SHA-256 and size of every file). The token
-        comes from HF_TOKEN or `hf auth login`; it is never printed.
+        The folder holds the core items, the invariance suite (configs invariance-<family>), the
+        redistributable reference tasks only, licences, a dataset card with the access conditions, and
+        MANIFEST.json (SHA-256 and size of every file). The token comes from HF_TOKEN or `hf auth login`;
+        it is never printed.
 
         Args:
           repo_id: dataset repository ORG/NAME (not needed with --dry-run or --record-manifest alone).
           core: core items folder (default datasets/core/<version>).
+          invariance: invariance suite folder drawn from --core (default datasets/invariance/<suite version>);
+            "" leaves the suite out (said in the notes and the card).
           reference: reconstructed reference items folder ("" for a core-only release).
           out: release folder to build.
           private: create the repository private (default public, gated).
@@ -152,25 +169,33 @@ class ReferenceVerbs:
           endpoint: hub URL (default HF_ENDPOINT, else huggingface.co).
           record_manifest: maintainers - store the built MANIFEST.json as the package's expected
             manifest (src/decisionpivot/release/expected_manifest.json) that `dp download` verifies against, and
-            the core folder's MANIFEST.json as the released edition's (src/decisionpivot/released/) that
-            `dp evaluate` and `dp score` check release items against.
+            the core folder's and the suite folder's MANIFEST.json as the released editions'
+            (src/decisionpivot/released/) that `dp evaluate` and `dp score` check release items against.
         """
+        from decisionpivot.frame.framings import SUITE_VERSION
         from decisionpivot.release.hub import build_release, upload_release
         from decisionpivot.release.manifest import expected_manifest, record_expected_manifest
 
         if not (repo_id or dry_run or record_manifest):
             raise DecisionPivotError("name the dataset repository with --repo-id ORG/NAME (or build only: --dry-run)")
-        built = build_release(Path(core) if core else DEFAULT_CORE_DIR, reference_folder(reference), out)
+        suite = Path("datasets") / "invariance" / SUITE_VERSION if invariance is None else reference_folder(invariance)
+        built = build_release(Path(core) if core else DEFAULT_CORE_DIR, reference_folder(reference), out,
+                              invariance_dir=suite)
         manifest = built.manifest
         for note in built.notes:
             print(f"note: {note}", file=sys.stderr)
-        print(f"built {out}/ (core families: {len(manifest['core'])}, reference tasks: {len(manifest['reference'])}, "
-              f"files: {len(manifest['files']) + 1}), content digest {manifest['digest']}")
+        suite_families = len((manifest["invariance"] or {}).get("families", {}))
+        print(f"built {out}/ (core families: {len(manifest['core'])}, invariance suite families: {suite_families}, "
+              f"reference tasks: {len(manifest['reference'])}, files: {len(manifest['files']) + 1}), content digest "
+              f"{manifest['digest']}")
         if record_manifest:
-            from decisionpivot.item_hashes import record_released_core
+            from decisionpivot.item_hashes import record_released_core, record_released_suite
 
-            print(f"recorded the expected manifest in {record_expected_manifest(manifest)} and the released core "
-                  f"items' hashes in {record_released_core(Path(core) if core else DEFAULT_CORE_DIR)} (commit both)")
+            released = [record_released_core(Path(core) if core else DEFAULT_CORE_DIR)]
+            if manifest["invariance"] and suite is not None:
+                released.append(record_released_suite(Path(suite)))
+            print(f"recorded the expected manifest in {record_expected_manifest(manifest)} and the released items' "
+                  f"hashes in {' and '.join(map(str, released))} (commit them)")
         elif (expected_manifest() or {}).get("digest") != manifest["digest"]:
             print("note: the package's expected manifest describes another build; `dp download` will not verify "
                   "this release until a maintainer runs `dp release --record-manifest` and publishes the package",
@@ -203,3 +228,6 @@ class ReferenceVerbs:
         print(f"verified {result.files} files of {repo_id} at commit {result.commit} against {against}: "
               f"release {result.release}, content digest {result.digest} -> {result.folder}/")
         print(f"evaluate with: dp evaluate --system uniform --items {result.folder}/core")
+        if (Path(result.folder) / "invariance" / "MANIFEST.json").exists():
+            print(f"and the invariance suite with: dp evaluate --system uniform --items {result.folder}/invariance "
+                  "--runs runs-invariance")

@@ -34,6 +34,7 @@ from decisionpivot.audit.probes import PROBES, gold_position, probe_table
 from decisionpivot.audit.terms import Tokens, hashed_rows
 from decisionpivot.audit.text import KINDS, load_text_resources, text_report
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.frame.framings import STEERING
 from decisionpivot.items import Item, atomic_write_bytes, read_items, render_state
 
 BOOTSTRAP_SEED = 20261007
@@ -193,7 +194,7 @@ def probed_items(items: Sequence[Item]) -> list[Item]:
     invariance suite whose state carries steering text. That text argues for a wrong option by definition
     (``steer_to`` is never the gold), so a bag of words reads the gold off it; that is the steering metric's
     business (how far a system follows the text), not a shortcut of the items."""
-    return [i for i in items if i.extra.get("framing") != "steering"]
+    return [i for i in items if i.extra.get("framing") != STEERING]
 
 
 def base_items(items: Sequence[Item]) -> list[Item]:

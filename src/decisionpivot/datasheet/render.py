@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from decisionpivot import BENCHMARK_VERSION, __version__
-from decisionpivot.datasheet.stats import QUANTILES, DatasheetStats, PartStats
+from decisionpivot.datasheet.stats import INSERTING_FRAMINGS, QUANTILES, DatasheetStats, PartStats, SuiteStats
 from decisionpivot.licenses.routes import (
     HELD_BACK_BY_RULES,
     PAPER_RESTRICTED_TASKS,
@@ -114,7 +114,9 @@ def _composition(stats: DatasheetStats) -> list[str]:
         *_q("How many instances are there?",
             f"{stats.core_items} core items in {plural(len(stats.core), 'family', 'families')}, and "
             f"{stats.reference_items} reference items in {plural(present, 'reference task')} built here (of "
-            f"{plural(len(stats.cards), 'task card')})."),
+            f"{plural(len(stats.cards), 'task card')})."
+            + ("" if stats.invariance is None else
+               f" The invariance suite adds {stats.invariance.items} framed items (section Invariance suite).")),
         *_composition_tables(stats), "",
         *_q("Is it a sample of a larger set?",
             "Core items are a seeded draw from generators that can draw any number of fresh samples "
@@ -146,6 +148,72 @@ def _composition(stats: DatasheetStats) -> list[str]:
             "tasks (notably the guardrail tasks of layer B) contain harmful or offensive text as classification "
             "input, as published by their sources."),
         "### Reference task cards", "", *_card_tables(stats), "",
+    ]
+
+
+def _suite_counts(suite: SuiteStats) -> list[str]:
+    lines = ["Items per family and framing:", ""]
+    lines += _table(["family", "layer", "core items", "groups", *suite.framings, "items"],
+                    [(f.name, f.layer, f.base_items, f.groups, *(f.framings.get(x, 0) for x in suite.framings),
+                      f.items) for f in suite.families], right=len(suite.framings) + 3)
+    inserting = [x for x in INSERTING_FRAMINGS if any(x in f.added_chars for f in suite.families)]
+    lines += ["", "Characters each inserting framing added to the state as shown to a model (framed minus plain "
+              "state length; min / median / max over the family's items):", ""]
+    lines += _table(["family", *inserting],
+                    [(f.name, *(" / ".join(str(f.added_chars[x][i]) for i in (0, len(QUANTILES) // 2, -1))
+                                if x in f.added_chars else "-" for x in inserting)) for f in suite.families],
+                    right=len(inserting))
+    return lines
+
+
+def _invariance(stats: DatasheetStats) -> list[str]:
+    suite = stats.invariance
+    if suite is None:
+        return ["## Invariance suite", "",
+                "Not described in this datasheet: no suite folder was given (`dp datasheet --invariance "
+                "datasets/invariance/<version>`).", ""]
+    framings = ", ".join(f"`{f}`" for f in suite.framings)
+    return [
+        f"## Invariance suite (version {suite.version})", "",
+        *_q("Why does the suite exist?",
+            "A decision has two axes. The contrast groups measure the first: a decision model must *change* its "
+            "answer when the decisive fact changes. The suite measures the second: it must *keep* its answer when "
+            "nothing decisive changes - the question reworded or asked the other way round, the option keys "
+            "renamed, the state padded with text that decides nothing or carrying text that argues for a wrong "
+            "option, other questions asked in the same request. Reordering the options, the only robustness "
+            "change measured on the core, is one such change among many, and models that pass it can fail the "
+            "others."),
+        *_q("What does it hold?",
+            f"{suite.items} framed items: {suite.base_items} core items of "
+            f"{plural(len(suite.families), 'family', 'families')} in {suite.groups} contrast groups of core release "
+            f"{suite.core_version}, each written in every framing that applies to it ({framings}; `negation` for "
+            "yes/no families only). One file per family and a MANIFEST.json with the SHA-256 of every file; a "
+            "framed item is a core item with `base`, `framing`, `key_map`, `steer_to` and `companions` added."),
+        *_q("How was it made?",
+            f"A seeded sample (seed {suite.seed}) of whole contrast groups per family: groups are shuffled within "
+            "their level by a stream derived from the seed, and one group of each level is taken in turn until "
+            f"the family has at least {suite.base_items_per_family} core items (more where a group overshoots). "
+            "Every member of a sampled group is written in every framing by hand-written rules and material per "
+            "family (three rewordings, a negated question, renamed keys, irrelevant text of the family's own "
+            "setting carrying no digit and none of the group's decisive values, a steering note, companion "
+            "questions); no model wrote or labelled anything. The gold is exact: `key_map` maps every framed "
+            "option to the core option with the same meaning, and the framed gold maps to the core gold (flipped "
+            "meanings under negation). The independent solvers re-derive every framed gold from the framed item "
+            f"itself (`dp verify --items datasets/invariance/{suite.version}`), so inserted text that changed "
+            "anything decisive would be a disagreement, and the shortcut audit runs on the framed items (`dp "
+            "audit`). `dp frame` writes the same bytes on every host; `dp frame --seed N` draws a fresh suite."),
+        *_suite_counts(suite), "",
+        *_q("What does it not cover?",
+            "- Only the framings above: no paraphrase or translation of the state, no change of option order "
+            "(measured on the core), no search for the worst framing of an item.",
+            "- Rewordings, irrelevant texts and steering notes are hand-written per family, in English; robustness "
+            "to them is not robustness to every phrasing a deployment sees.",
+            "- The steering notes are plain arguments for a wrong option inside the state, not optimised attacks.",
+            "- Kinds whose interface asks one question per request answer `together` items with the item's own "
+            "question (their answers record it); request interference is measured only for kinds that take "
+            "several questions.",
+            f"- A sample: about {suite.base_items_per_family} core items per family, so per-family intervals are "
+            "wide; the macro figures over families are the headline."),
     ]
 
 
@@ -263,8 +331,8 @@ def datasheet_markdown(stats: DatasheetStats) -> str:
         f"# Datasheet: DecisionPivot {BENCHMARK_VERSION}", "",
         "Generated by `dp datasheet` from the items files and task cards; every number below is computed from "
         "them. Questions follow Gebru et al., \"Datasheets for Datasets\" (CACM 2021).", "",
-        *_motivation(stats), *_composition(stats), *_collection(stats), *_preprocessing(stats), *_uses(),
-        *_distribution(stats), *_maintenance(),
+        *_motivation(stats), *_composition(stats), *_invariance(stats), *_collection(stats), *_preprocessing(stats),
+        *_uses(), *_distribution(stats), *_maintenance(),
     ]
     return "\n".join(lines).rstrip("\n") + "\n"
 

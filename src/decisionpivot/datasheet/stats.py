@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.frame.framings import IRRELEVANT_LENGTHS, PLAIN, STEERING
 from decisionpivot.items import Item, iter_items, render_state, sha256_file
 from decisionpivot.reconstruct.card import TaskCard
 
@@ -121,6 +122,8 @@ class DatasheetStats:
     core_manifest: dict[str, Any]
     seeds: tuple[int, ...] = field(default_factory=tuple)
     """Seeds of the core families (from the core manifest)."""
+    invariance: SuiteStats | None = None
+    """The invariance suite; None when no suite folder was given."""
 
     @property
     def core_items(self) -> int:
@@ -146,10 +149,13 @@ def _card_row(card: TaskCard, present: bool) -> CardRow:
                    target=card.target, present=present, restriction=basis.kind if basis else "")
 
 
-def collect(core_dir: Path, reference_dir: Path | None, cards: dict[str, TaskCard]) -> DatasheetStats:
-    """Statistics of every core family in the core manifest, every present reference task, every card.
+def collect(core_dir: Path, reference_dir: Path | None, cards: dict[str, TaskCard],
+            invariance_dir: Path | None = None) -> DatasheetStats:
+    """Statistics of every core family in the core manifest, every present reference task, every card, and the
+    invariance suite.
 
-    ``reference_dir`` None reads no reference items: every card counts as absent.
+    ``reference_dir`` None reads no reference items: every card counts as absent. ``invariance_dir`` None
+    describes no suite.
     """
     from decisionpivot.generate.run import read_manifest
 
@@ -161,4 +167,127 @@ def collect(core_dir: Path, reference_dir: Path | None, cards: dict[str, TaskCar
     reference = tuple(part_stats(task, "reference", path) for task, path in present.items())
     rows = tuple(_card_row(cards[task], task in present) for task in sorted(cards))
     seeds = tuple(sorted({int(e["seed"]) for e in families.values() if "seed" in e}))
-    return DatasheetStats(core=core, reference=reference, cards=rows, core_manifest=manifest, seeds=seeds)
+    suite = None if invariance_dir is None else collect_suite(invariance_dir)
+    if suite is not None:
+        drawn_from = (read_manifest(invariance_dir).get("core") or {}).get("manifest_sha256")
+        core_hash = sha256_file(core_dir / "MANIFEST.json")
+        if drawn_from != core_hash:
+            raise DecisionPivotError(f"{invariance_dir}/MANIFEST.json: the suite was drawn from a core whose "
+                                     f"MANIFEST.json has SHA-256 {drawn_from}, not {core_dir}/MANIFEST.json "
+                                     f"({core_hash}); describe the suite drawn from this core (`dp frame --items "
+                                     f"{core_dir}`)")
+    return DatasheetStats(core=core, reference=reference, cards=rows, core_manifest=manifest, seeds=seeds,
+                          invariance=suite)
+
+
+# --------------------------------------------------------------------------------------------- invariance suite
+
+INSERTING_FRAMINGS = (*IRRELEVANT_LENGTHS, STEERING)
+"""Framings that add text to the state; the datasheet reports how much."""
+
+
+@dataclass(frozen=True)
+class SuiteFamilyStats:
+    """Statistics of one family of the invariance suite."""
+
+    name: str
+    layer: str
+    path: Path
+    sha256: str
+    bytes: int
+    items: int
+    base_items: int
+    """Core items framed (plain items)."""
+    groups: int
+    """Contrast groups sampled whole."""
+    framings: dict[str, int]
+    """Framing -> items, in the suite's framing order (framings without items left out)."""
+    added_chars: dict[str, tuple[int, ...]]
+    """Inserting framing -> characters it added to the state as shown to a model (framed minus plain rendered
+    state length), at QUANTILES."""
+
+
+@dataclass(frozen=True)
+class SuiteStats:
+    """The invariance suite as the datasheet reports it: its manifest's facts and counts from its files."""
+
+    folder: Path
+    version: str
+    seed: int
+    core_version: str
+    """The core release the groups were sampled from."""
+    base_items_per_family: int
+    framings: tuple[str, ...]
+    """Every framing of the suite's format, in order (from the manifest)."""
+    families: tuple[SuiteFamilyStats, ...]
+
+    @property
+    def items(self) -> int:
+        return sum(f.items for f in self.families)
+
+    @property
+    def base_items(self) -> int:
+        return sum(f.base_items for f in self.families)
+
+    @property
+    def groups(self) -> int:
+        return sum(f.groups for f in self.families)
+
+
+def suite_family_stats(name: str, path: Path, framings: Sequence[str]) -> SuiteFamilyStats:
+    """Read one family file of the suite and count its framings and the text they add."""
+    items: list[Item] = list(iter_items(path))
+    if not items:
+        raise DecisionPivotError(f"{path}: no items")
+    for number, item in enumerate(items, start=1):
+        if not isinstance(item.extra.get("framing"), str) or not isinstance(item.extra.get("base"), str):
+            raise DecisionPivotError(f"{path}, line {number}: not a framed item (expected 'base' and 'framing', "
+                                     "as `dp frame` writes)")
+    plain = {i.extra["base"]: len(render_state(i.state)) for i in items if i.extra["framing"] == PLAIN}
+    found = Counter(i.extra["framing"] for i in items)
+    added: dict[str, tuple[int, ...]] = {}
+    for framing in INSERTING_FRAMINGS:
+        sizes = sorted(len(render_state(i.state)) - plain[i.extra["base"]] for i in items
+                       if i.extra["framing"] == framing and i.extra["base"] in plain)
+        if sizes:
+            added[framing] = tuple(nearest_rank(sizes, q) for q in QUANTILES)
+    layers = sorted({i.layer for i in items})
+    if len(layers) != 1:
+        raise DecisionPivotError(f"{path}: items of several layers {layers}")
+    return SuiteFamilyStats(
+        name=name, layer=layers[0], path=path, sha256=sha256_file(path), bytes=path.stat().st_size, items=len(items),
+        base_items=len({i.extra["base"] for i in items}), groups=len({i.group for i in items if i.group is not None}),
+        framings={f: found[f] for f in framings if found[f]}, added_chars=added)
+
+
+def collect_suite(folder: Path) -> SuiteStats:
+    """Statistics of every family of the invariance suite in ``folder``, after checking each file against the
+    suite's MANIFEST.json (hash and item count)."""
+    from decisionpivot.frame.suite import BENCHMARK
+    from decisionpivot.generate.run import read_manifest
+
+    where = folder / "MANIFEST.json"
+    if not where.exists():
+        raise DecisionPivotError(f"{where}: no invariance suite here (draw it with `dp frame`, or describe none with "
+                                 "--invariance \"\")")
+    manifest = read_manifest(folder)
+    if manifest.get("benchmark") != BENCHMARK or not isinstance(manifest.get("families"), dict):
+        raise DecisionPivotError(f"{where}: not an invariance suite manifest (expected benchmark {BENCHMARK!r} and "
+                                 "a 'families' object, as `dp frame` writes)")
+    framings = tuple(str(f) for f in manifest.get("framings") or ())
+    if not framings:
+        raise DecisionPivotError(f"{where}: lists no framings")
+    families = []
+    for name, entry in manifest["families"].items():
+        path = folder / entry["file"]
+        if not path.exists():
+            raise DecisionPivotError(f"{path}: listed in {where} but missing (run `dp frame`)")
+        part = suite_family_stats(name, path, framings)
+        if part.sha256 != entry["sha256"] or part.items != entry["items"]:
+            raise DecisionPivotError(f"{path}: SHA-256 {part.sha256} and {part.items} items, {where} records "
+                                     f"{entry['sha256']} and {entry['items']}; redraw the suite with `dp frame`")
+        families.append(part)
+    return SuiteStats(folder=folder, version=str(manifest.get("version")), seed=int(manifest.get("seed", 0)),
+                      core_version=str((manifest.get("core") or {}).get("version")),
+                      base_items_per_family=int(manifest.get("base_items_per_family", 0)), framings=framings,
+                      families=tuple(families))

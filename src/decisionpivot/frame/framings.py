@@ -28,9 +28,17 @@ from decisionpivot.items import Item, Option
 SUITE_VERSION = "1.0"
 """Version of the invariance suite's format and material (``version`` of every framed item)."""
 
+PLAIN = "plain"
+"""The core item itself, re-issued under the suite."""
+NEGATION = "negation"
+"""The question asked the other way round (yes/no families)."""
+STEERING = "steering"
+"""Text in the state arguing for a wrong option."""
+TOGETHER = "together"
+"""The question asked with companion questions in one request."""
 FRAMINGS = (
-    "plain", "wording-1", "wording-2", "wording-3", "negation", "labels",
-    "irrelevant-500", "irrelevant-2000", "irrelevant-8000", "steering", "together",
+    PLAIN, "wording-1", "wording-2", "wording-3", NEGATION, "labels",
+    "irrelevant-500", "irrelevant-2000", "irrelevant-8000", STEERING, TOGETHER,
 )
 """Every framing, in the order a base item's framed items are written."""
 

@@ -25,6 +25,8 @@ from decisionpivot.generate.run import draw_groups
 from decisionpivot.items import Item, atomic_write_bytes, items_bytes, make_folder, read_items
 
 MANIFEST_NAME = "MANIFEST.json"
+BENCHMARK = "DecisionPivot invariance"
+"""``benchmark`` of a suite's MANIFEST.json (what tells a suite folder from a core folder)."""
 SUITE_SEED = 20261030
 """The released suite's seed (params.yaml ``frame.seed``)."""
 BASE_ITEMS_PER_FAMILY = 56
@@ -143,7 +145,7 @@ def write_suite(core: str | Path, out: str | Path, seed: int = SUITE_SEED, famil
         material(name)
     make_folder(out)
     manifest: dict[str, Any] = {
-        "benchmark": "DecisionPivot invariance", "version": version, "seed": seed,
+        "benchmark": BENCHMARK, "version": version, "seed": seed,
         "core": {"version": core_manifest.get("version", ""), "manifest_sha256": core_hash},
         "base_items_per_family": base_items, "framings": list(FRAMINGS), "families": {},
     }

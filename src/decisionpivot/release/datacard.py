@@ -1,17 +1,19 @@
 """The dataset card (``README.md`` with YAML front matter) of the gated Hugging Face dataset.
 
 The front matter is what the Hub and the ``datasets`` library read: licence, language, task
-categories, size category, one ``configs`` entry per core family and per redistributed reference
-task (split ``test``), and the gating form (``extra_gated_prompt`` / ``extra_gated_fields``) that
-states the access conditions. The body says the same for people. Nothing in the card depends on
-the repository id, the time or the host, so two builds of the same items give the same bytes.
+categories, size category, one ``configs`` entry per core family, per family of the invariance suite
+(``invariance-<family>``) and per redistributed reference task (split ``test``), and the gating
+form (``extra_gated_prompt`` / ``extra_gated_fields``) that states the access conditions. The body
+says the same for people. Nothing in the card depends on the repository id, the time or the host,
+so two builds of the same items give the same bytes.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import yaml
 
@@ -40,12 +42,13 @@ GATED_FIELDS = {
 
 @dataclass(frozen=True)
 class ConfigEntry:
-    """One loadable part of the dataset: a core family or a redistributed reference task."""
+    """One loadable part of the dataset: a core family, a family of the invariance suite or a redistributed
+    reference task."""
 
     name: str
-    """Config name (family or task id)."""
+    """Config name (family or task id; ``invariance-<family>`` for the suite)."""
     kind: str
-    """``core`` or ``reference``."""
+    """``core``, ``invariance`` or ``reference``."""
     layer: str
     """Decision layer A-G."""
     path: str
@@ -136,9 +139,55 @@ def _not_included(reconstruct_only: Sequence[tuple[str, str]], missing: Sequence
     return lines
 
 
+def _suite_summary(suite: Mapping[str, Any] | None) -> str:
+    if not suite:
+        return "The invariance suite is not part of this build."
+    families = suite.get("families") or {}
+    base = sum(int(e.get("base_items") or 0) for e in families.values())
+    return (f"{suite.get('items')} items of the invariance suite {suite.get('version')} ({base} core items of "
+            f"{_plural(len(families), 'family', 'families')}, each asked in every framing).")
+
+
+def _suite_section(configs: Sequence[ConfigEntry], suite: Mapping[str, Any] | None) -> list[str]:
+    """What the invariance suite is, its framings and counts (from its manifest section), or that it was left out."""
+    if not suite:
+        return ["## Invariance suite", "",
+                "The invariance suite was left out of this build; the release carries it (`dp frame` draws it "
+                "byte for byte).", ""]
+    families = suite.get("families") or {}
+    core = suite.get("core") or {}
+    by_path = {e.path: e for e in configs if e.kind == "invariance"}
+    rows = [f"| {by_path[e['file']].name if e['file'] in by_path else name} | {name} | {e['layer']} | "
+            f"{e.get('base_items')} | {e.get('groups')} | {e['items']} |" for name, e in families.items()]
+    framings = suite.get("framings") or []
+    return [
+        f"## Invariance suite (version {suite.get('version')})", "",
+        "The other half of a decision: a decision model must *change* its answer when the decisive fact changes "
+        "(the core's contrast groups) and *keep* it when nothing decisive changes. The suite asks core items in "
+        "other ways: the question reworded by hand, asked the other way round (yes/no families; gold flips), "
+        "option keys renamed, the state padded with irrelevant text of the family's own setting at three "
+        "lengths, a note in the state arguing for a wrong option, and the question asked together with "
+        "companion questions in one request.", "",
+        f"It is a seeded sample (seed {suite.get('seed')}) of whole contrast groups of core release "
+        f"{core.get('version')}: every member of a sampled group is written in every framing that applies to its "
+        f"family ({', '.join(f'`{f}`' for f in framings)}; `negation` for yes/no families only). "
+        "Every framed item's gold follows from its core item's gold (the independent solvers re-derive it from "
+        "the framed item itself); no model wrote or labelled anything. One config per family:", "",
+        "| config | family | layer | core items | contrast groups | items |", "|---|---|---|---:|---:|---:|",
+        *rows, "",
+        "A framed item is a core item with five more keys: `base` (the core item's id), `framing`, `key_map` "
+        "(framed option key -> core option key with the same meaning), `steer_to` (the option a steering note "
+        "argues for, else null) and `companions` (the further questions of `together`, else null). Ids are "
+        "`<core id>~<framing>`. Evaluate it like the core: "
+        "`dp evaluate --system X --items datasets/hub/invariance`; `dp score --invariance` reports robust pair "
+        "accuracy (a group counts only if every member is right under every framing), flip rate, negation "
+        "coherence, steering success and request interference.", "",
+    ]
+
+
 def card_body(configs: Sequence[ConfigEntry], reconstruct_only: Sequence[tuple[str, str]],
-              missing: Sequence[str], release: str) -> str:
-    """The Markdown body of the card."""
+              missing: Sequence[str], release: str, suite: Mapping[str, Any] | None = None) -> str:
+    """The Markdown body of the card; ``suite`` is the release manifest's invariance section (None: left out)."""
     core = [e for e in configs if e.kind == "core"]
     reference = [e for e in configs if e.kind == "reference"]
     lines = [
@@ -149,7 +198,7 @@ def card_body(configs: Sequence[ConfigEntry], reconstruct_only: Sequence[tuple[s
         f"This dataset holds {sum(e.items for e in core)} core items in {_plural(len(core), 'family', 'families')} "
         "(generated, invented entities, contrast groups) and "
         f"{sum(e.items for e in reference)} items of {_plural(len(reference), 'redistributable reference task')} "
-        "(public test sets converted to the same format).", "",
+        f"(public test sets converted to the same format). {_suite_summary(suite)}", "",
         "## Access conditions", "",
         "Access is gated and approved by hand. By requesting access you agree to:", "",
         *[f"{i}. {c}" for i, c in enumerate(ACCESS_CONDITIONS, start=1)], "",
@@ -166,21 +215,24 @@ def card_body(configs: Sequence[ConfigEntry], reconstruct_only: Sequence[tuple[s
         "`state` (text, or a JSON object for structured states), `question`, `options` (ordered "
         "`{key, meaning}` objects), `answer` (gold option key). Reference items may add what their metric "
         "needs (e.g. `query`, `success_rate`).", "",
+        *_suite_section(configs, suite),
         *_not_included(reconstruct_only, missing),
         "## Licences", "",
-        "- Core items: Creative Commons Attribution 4.0 International (`LICENSES/CC-BY-4.0.txt`).",
+        "- Core items and the invariance suite: Creative Commons Attribution 4.0 International "
+        "(`LICENSES/CC-BY-4.0.txt`).",
         *[f"- {e.name}: {e.license}, see `LICENSES/{e.name}.md` ({e.title})." for e in reference],
         "- The `decisionpivot` code that generates, verifies and scores the items: Apache-2.0.", "",
         "## Integrity", "",
         "`MANIFEST.json` lists every other file with its SHA-256 and size. "
         "`dp download` checks each file against the manifest shipped inside the package, not against the "
-        "downloaded one. The core items are reproducible byte for byte with `dp generate`.", "",
+        "downloaded one. The core items are reproducible byte for byte with `dp generate`, the invariance suite "
+        "with `dp frame`.", "",
     ]
     return "\n".join(lines)
 
 
 def dataset_card(configs: Sequence[ConfigEntry], reconstruct_only: Sequence[tuple[str, str]],
-                 missing: Sequence[str], release: str) -> str:
+                 missing: Sequence[str], release: str, suite: Mapping[str, Any] | None = None) -> str:
     """The whole ``README.md``: YAML front matter between ``---`` lines, then the body."""
     meta = yaml.dump(front_matter(configs), Dumper=_CardDumper, sort_keys=False, allow_unicode=True, width=1000)
-    return f"---\n{meta}---\n\n{card_body(configs, reconstruct_only, missing, release)}"
+    return f"---\n{meta}---\n\n{card_body(configs, reconstruct_only, missing, release, suite)}"

@@ -1,10 +1,14 @@
 """The gated Hugging Face dataset: build the release folder, upload it, download and verify it.
 
-``build_release`` assembles the dataset folder from the core items (``dp generate``) and the
-reconstructed reference items (``dp reconstruct``): the core families, only the reference tasks
-whose licence route is *redistribute* (``decisionpivot.licenses.routes``), the licence texts and
-attribution notices, a dataset card with the gating form, and ``MANIFEST.json`` with every file's
-SHA-256 and size. The bytes depend only on the inputs (no timestamps, sorted listings).
+``build_release`` assembles the dataset folder from the core items (``dp generate``), the
+invariance suite drawn from them (``dp frame``) and the reconstructed reference items
+(``dp reconstruct``): the core families, the suite's families (folder ``invariance/``, configs
+``invariance-<family>``), only the reference tasks whose licence route is *redistribute*
+(``decisionpivot.licenses.routes``), the licence texts and attribution notices, a dataset card with
+the gating form, and ``MANIFEST.json`` with every file's SHA-256 and size. The core and the suite
+files are checked against their folders' manifests first; the suite must be the released one (its
+version and seed) drawn from this very core (its manifest's SHA-256). The bytes depend only on the
+inputs (no timestamps, sorted listings).
 
 ``upload_release`` creates the dataset repository (``exist_ok``), uploads the folder as one
 commit (remote files not in the release are deleted, so the repository mirrors the manifest),
@@ -36,11 +40,13 @@ from decisionpivot.redact import redact
 from decisionpivot.release.datacard import ACCESS_CONDITIONS, ConfigEntry, dataset_card
 from decisionpivot.release.manifest import (
     DATASET_NAME,
+    INVARIANCE,
     MANIFEST_NAME,
     core_entry,
     digest,
     expected_manifest,
     file_entry,
+    invariance_section,
     manifest_bytes,
     read_manifest_file,
     release_files,
@@ -73,6 +79,8 @@ class _Parts:
     copies: dict[str, Path] = field(default_factory=dict)
     """Path inside the release -> source file."""
     core: dict[str, dict[str, Any]] = field(default_factory=dict)
+    invariance: dict[str, Any] | None = None
+    """The suite's section of the release manifest; None when the suite was left out."""
     reference: dict[str, dict[str, Any]] = field(default_factory=dict)
     included_cards: list[TaskCard] = field(default_factory=list)
     reconstruct_only: list[tuple[str, str]] = field(default_factory=list)
@@ -104,6 +112,89 @@ def _collect_core(core_dir: Path, parts: _Parts) -> None:
         items = _count_lines(source)
         parts.configs.append(ConfigEntry(name, "core", entry["layer"], path, items, CORE_ITEMS_SPDX))
         parts.core[name] = core_entry(entry, items)
+
+
+def invariance_config(family: str) -> str:
+    """Config name of a family of the invariance suite (never a core family's or a reference task's name)."""
+    return f"{INVARIANCE}-{family}"
+
+
+def _suite_manifest(suite_dir: Path) -> dict[str, Any]:
+    from decisionpivot.frame.suite import BENCHMARK
+    from decisionpivot.generate.run import read_manifest
+
+    path = suite_dir / MANIFEST_NAME
+    if not path.exists():
+        raise DecisionPivotError(f"{path}: no invariance suite here (draw it with `dp frame`, or leave it out of "
+                                 "the release with --invariance \"\")")
+    manifest = read_manifest(suite_dir)
+    if manifest.get("benchmark") != BENCHMARK or not isinstance(manifest.get("families"), dict):
+        raise DecisionPivotError(f"{path}: not an invariance suite manifest (expected benchmark {BENCHMARK!r} and a "
+                                 "'families' object, as `dp frame` writes)")
+    return manifest
+
+
+def _collect_invariance(suite_dir: Path | None, core_dir: Path, parts: _Parts) -> None:
+    """The released invariance suite, after checking it is the released one, drawn from ``core_dir``, and that
+    every file still has its manifest's hash (and the package's released hash, for the released core).
+
+    ``suite_dir`` None builds a release without the suite: it is named in the notes and the card.
+    """
+    from decisionpivot.frame.framings import SUITE_VERSION
+    from decisionpivot.frame.suite import SUITE_SEED
+    from decisionpivot.item_hashes import released_suite
+
+    if suite_dir is None:
+        parts.notes.append("invariance suite: no folder was given; left out (draw it with `dp frame` and pass "
+                           f"--invariance datasets/invariance/{SUITE_VERSION})")
+        return
+    manifest = _suite_manifest(suite_dir)
+    where = f"{suite_dir}/{MANIFEST_NAME}"
+    if (manifest.get("version"), manifest.get("seed")) != (SUITE_VERSION, SUITE_SEED):
+        raise DecisionPivotError(f"{where}: suite version {manifest.get('version')!r} with seed "
+                                 f"{manifest.get('seed')!r}; the release carries the released suite (version "
+                                 f"{SUITE_VERSION!r}, seed {SUITE_SEED}): draw it with `dp frame`")
+    core_hash = sha256_file(core_dir / MANIFEST_NAME)
+    drawn_from = (manifest.get("core") or {}).get("manifest_sha256")
+    if drawn_from != core_hash:
+        raise DecisionPivotError(f"{where}: drawn from a core whose MANIFEST.json has SHA-256 {drawn_from}, not the "
+                                 f"released core {core_dir}/{MANIFEST_NAME} ({core_hash}); redraw it with `dp frame "
+                                 f"--items {core_dir}`")
+    shipped = released_suite(SUITE_VERSION)
+    if shipped is not None and (shipped.get("core") or {}).get("manifest_sha256") != core_hash:
+        shipped = None  # the package's released suite was drawn from another core: nothing more to compare
+    if shipped is not None and set(manifest["families"]) != set(shipped.get("families") or {}):
+        missing = sorted(set(shipped.get("families") or {}) - set(manifest["families"]))
+        extra = sorted(set(manifest["families"]) - set(shipped.get("families") or {}))
+        raise DecisionPivotError(f"{where}: not the released suite {SUITE_VERSION}'s families (missing: "
+                                 f"{', '.join(missing) or 'none'}; not released: {', '.join(extra) or 'none'}); "
+                                 "draw the whole suite with `dp frame`")
+    parts.copies[f"{INVARIANCE}/{MANIFEST_NAME}"] = suite_dir / MANIFEST_NAME
+    for name, entry in manifest["families"].items():
+        source = suite_dir / entry["file"]
+        if not source.exists():
+            raise DecisionPivotError(f"{source}: listed in {where} but missing (run `dp frame`)")
+        found = sha256_file(source)
+        if found != entry["sha256"]:
+            raise DecisionPivotError(f"{source}: SHA-256 {found} differs from {where} ({entry['sha256']}); "
+                                     "redraw the suite with `dp frame`")
+        if entry.get("seed", SUITE_SEED) != SUITE_SEED:
+            raise DecisionPivotError(f"{where}: family {name!r} drawn with seed {entry.get('seed')!r}, not the "
+                                     f"released suite's {SUITE_SEED}; redraw it with `dp frame`")
+        released = ((shipped or {}).get("families") or {}).get(name)
+        if released is not None and released.get("sha256") != found:
+            raise DecisionPivotError(f"{source}: SHA-256 {found} differs from the package's released suite "
+                                     f"{SUITE_VERSION} ({released.get('sha256')}) although it is drawn from the "
+                                     "released core with the released seed; redraw it with the package version "
+                                     "that released it (`dp frame`)")
+        items = _count_lines(source)
+        if items != entry["items"]:
+            raise DecisionPivotError(f"{source}: {items} items, {where} says {entry['items']}")
+        path = f"{INVARIANCE}/{entry['file']}"
+        parts.copies[path] = source
+        parts.configs.append(ConfigEntry(invariance_config(name), INVARIANCE, entry["layer"], path, items,
+                                         CORE_ITEMS_SPDX))
+    parts.invariance = invariance_section(manifest)
 
 
 def release_route(card: TaskCard) -> RouteDecision:
@@ -159,6 +250,7 @@ def _release_manifest(folder: Path, parts: _Parts) -> dict[str, Any]:
         "release": BENCHMARK_VERSION,
         "digest": digest(files),
         "core": parts.core,
+        INVARIANCE: parts.invariance,
         "reference": parts.reference,
         "reconstruct_only": dict(parts.reconstruct_only),
         "missing": parts.missing,
@@ -201,17 +293,23 @@ def _swap_in(staging: Path, out_dir: Path) -> None:
 
 
 def build_release(core_dir: str | Path, reference_dir: str | Path | None, out_dir: str | Path,
-                  cards: dict[str, TaskCard] | None = None) -> ReleaseBuild:
-    """Build the Hugging Face dataset folder (see the module docstring); returns its manifest and notes."""
+                  cards: dict[str, TaskCard] | None = None, *, invariance_dir: str | Path | None) -> ReleaseBuild:
+    """Build the Hugging Face dataset folder (see the module docstring); returns its manifest and notes.
+
+    ``invariance_dir``: the invariance suite folder (``datasets/invariance/<version>``); None leaves the suite
+    out (said in the notes and the card).
+    """
     core_dir, out_dir = Path(core_dir), Path(out_dir)
     reference_dir = None if reference_dir is None else Path(reference_dir)
     parts = _Parts()
     _collect_core(core_dir, parts)
+    _collect_invariance(None if invariance_dir is None else Path(invariance_dir), core_dir, parts)
     _collect_reference(reference_dir, all_cards() if cards is None else cards, parts)
     names = [c.name for c in parts.configs]
     clashes = sorted({n for n in names if names.count(n) > 1})
     if clashes:
-        raise DecisionPivotError(f"config names used twice (core family and reference task): {', '.join(clashes)}")
+        raise DecisionPivotError(f"config names used twice (core family, suite family or reference task): "
+                                 f"{', '.join(clashes)}")
     staging = _staging(out_dir, "build")
     try:
         for rel, source in parts.copies.items():
@@ -220,7 +318,8 @@ def build_release(core_dir: str | Path, reference_dir: str | Path | None, out_di
         counts = {task: entry["items"] for task, entry in parts.reference.items()}
         for rel, text in licence_files(parts.included_cards, counts).items():
             atomic_write_bytes(staging / rel, text.encode("utf-8"))
-        card = dataset_card(parts.configs, parts.reconstruct_only, parts.missing, BENCHMARK_VERSION)
+        card = dataset_card(parts.configs, parts.reconstruct_only, parts.missing, BENCHMARK_VERSION,
+                            parts.invariance)
         atomic_write_bytes(staging / "README.md", card.encode("utf-8"))
         manifest = _release_manifest(staging, parts)
         atomic_write_bytes(staging / MANIFEST_NAME, manifest_bytes(manifest))

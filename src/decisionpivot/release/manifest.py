@@ -14,7 +14,10 @@ The core families' hashes have one home: the released core manifest
 (``released/core-<version>.MANIFEST.json``, which ``dp evaluate`` and ``dp score`` check items
 against). ``expected_manifest.json`` is stored without its ``core`` section, and
 :func:`expected_manifest` derives that section from the released core manifest that is the very file
-the release lists as ``core/MANIFEST.json`` (by its SHA-256 in ``files``).
+the release lists as ``core/MANIFEST.json`` (by its SHA-256 in ``files``). The invariance suite's
+section is derived the same way from the released suite manifest
+(``released/invariance-<version>.MANIFEST.json``) the release lists as ``invariance/MANIFEST.json``;
+a release without the suite has ``invariance: null``.
 """
 
 from __future__ import annotations
@@ -38,6 +41,10 @@ HUB_FILES = frozenset({".gitattributes"})
 
 CORE = "core"
 """The manifest's section of core families (derived, never stored in expected_manifest.json)."""
+INVARIANCE = "invariance"
+"""The manifest's section of the invariance suite, and its folder in the release (derived, never stored)."""
+DERIVED = (CORE, INVARIANCE)
+"""Sections ``expected_manifest.json`` does not store: the released manifests shipped in the package hold them."""
 
 
 def core_entry(family: Mapping[str, Any], items: int) -> dict[str, Any]:
@@ -46,26 +53,47 @@ def core_entry(family: Mapping[str, Any], items: int) -> dict[str, Any]:
             "groups": family.get("groups"), "sha256": family["sha256"]}
 
 
+def invariance_section(suite: Mapping[str, Any]) -> dict[str, Any]:
+    """The release manifest's invariance section, from the suite folder's MANIFEST.json (``dp frame``)."""
+    families = {name: {"file": f"{INVARIANCE}/{entry['file']}", "layer": entry["layer"], "items": entry["items"],
+                       "base_items": entry.get("base_items"), "groups": entry.get("groups"),
+                       "sha256": entry["sha256"]}
+                for name, entry in suite.get("families", {}).items()}
+    return {"version": suite.get("version"), "seed": suite.get("seed"), "core": suite.get("core"),
+            "framings": suite.get("framings"), "items": suite.get("items"), "families": families}
+
+
 def stored_form(manifest: Mapping[str, Any]) -> dict[str, Any]:
-    """The expected manifest as the package stores it: without the core section the released core manifest holds."""
-    return {key: value for key, value in manifest.items() if key != CORE}
+    """The expected manifest as the package stores it: without the sections the released manifests hold."""
+    return {key: value for key, value in manifest.items() if key not in DERIVED}
 
 
-def _with_core(manifest: dict[str, Any], path: Path) -> dict[str, Any]:
+def _shipped(manifest: dict[str, Any], path: Path, part: str, pattern: str) -> dict[str, Any] | None:
+    """The released manifest (``released/<pattern>``) that is the very file the release lists as
+    ``<part>/MANIFEST.json``, whatever version it holds; None when the release lists no such file."""
     from decisionpivot import item_hashes
 
-    listed = (manifest["files"].get(f"core/{MANIFEST_NAME}") or {}).get("sha256")
-    shipped = next((p for p in sorted(item_hashes.RELEASED.glob("core-*.MANIFEST.json")) if sha256_file(p) == listed),
-                   None)  # the very file the release lists, whatever core version it holds
+    listed = (manifest["files"].get(f"{part}/{MANIFEST_NAME}") or {}).get("sha256")
+    if listed is None and part == INVARIANCE:
+        return None  # a release without the suite
+    shipped = next((p for p in sorted(item_hashes.RELEASED.glob(pattern)) if sha256_file(p) == listed), None)
     if shipped is None:
-        raise DecisionPivotError(f"{path}: the release lists core/{MANIFEST_NAME} with SHA-256 {listed}, and no "
-                                 f"released core manifest in {item_hashes.RELEASED} has it; record both with "
+        raise DecisionPivotError(f"{path}: the release lists {part}/{MANIFEST_NAME} with SHA-256 {listed}, and no "
+                                 f"released {part} manifest in {item_hashes.RELEASED} has it; record both with "
                                  "`dp release --record-manifest`")
-    core = json.loads(shipped.read_text(encoding="utf-8"))
+    return json.loads(shipped.read_text(encoding="utf-8"))
+
+
+def _with_derived(manifest: dict[str, Any], path: Path) -> dict[str, Any]:
+    """``manifest`` with its derived sections (core, invariance) put back after ``digest``, where a build has them."""
+    core = _shipped(manifest, path, CORE, "core-*.MANIFEST.json") or {}
     derived = {name: core_entry(entry, entry["items"]) for name, entry in core.get("families", {}).items()}
-    position = list(manifest).index("digest") + 1 if "digest" in manifest else 0
-    keys = list(manifest)
-    return {**{k: manifest[k] for k in keys[:position]}, CORE: derived, **{k: manifest[k] for k in keys[position:]}}
+    suite = _shipped(manifest, path, INVARIANCE, "invariance-*.MANIFEST.json")
+    keys = [k for k in manifest if k not in DERIVED]
+    position = keys.index("digest") + 1 if "digest" in keys else 0
+    return {**{k: manifest[k] for k in keys[:position]}, CORE: derived,
+            INVARIANCE: None if suite is None else invariance_section(suite),
+            **{k: manifest[k] for k in keys[position:]}}
 
 
 def file_entry(path: Path) -> dict[str, Any]:
@@ -116,11 +144,11 @@ def expected_manifest() -> dict[str, Any] | None:
     if not EXPECTED_MANIFEST.exists():
         return None
     manifest = read_manifest_file(EXPECTED_MANIFEST)
-    return manifest if CORE in manifest else _with_core(manifest, EXPECTED_MANIFEST)
+    return manifest if all(key in manifest for key in DERIVED) else _with_derived(manifest, EXPECTED_MANIFEST)
 
 
 def record_expected_manifest(manifest: dict[str, Any], target: Path = EXPECTED_MANIFEST) -> Path:
-    """Maintainers: store ``manifest`` as the package's expected manifest, without its core section (commit the file
-    afterwards, with the released core manifest it is derived from)."""
+    """Maintainers: store ``manifest`` as the package's expected manifest, without its derived sections (commit the
+    file afterwards, with the released core and suite manifests they are derived from)."""
     atomic_write_bytes(target, manifest_bytes(stored_form(manifest)))
     return target

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from decisionpivot.frame.framings import FRAMINGS
 from decisionpivot.items import Item, render_state
 from decisionpivot.report.html import esc, number, paragraph, section
 from decisionpivot.score.answers import TaskAnswers
 from decisionpivot.score.invariance import (
-    FRAMINGS,
     INVARIANCE_METRICS,
     PLAIN,
     FramedLayout,

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.frame.framings import FRAMINGS, NEGATION, PLAIN, STEERING, TOGETHER
 from decisionpivot.score.answers import TaskAnswers
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, unit_weights
 from decisionpivot.score.layout import POSITIVE_KEY, TaskLayout
@@ -35,15 +36,6 @@ from decisionpivot.score.results import MACRO, Estimate
 
 INVARIANCE = "invariance"
 """Track name of the invariance estimates."""
-PLAIN = "plain"
-NEGATION = "negation"
-STEERING = "steering"
-TOGETHER = "together"
-FRAMINGS = (
-    PLAIN, "wording-1", "wording-2", "wording-3", NEGATION, "labels",
-    "irrelevant-500", "irrelevant-2000", "irrelevant-8000", STEERING, TOGETHER,
-)
-"""Every framing of the suite's format, in its order."""
 ONE_QUESTION = "one"
 """``questions_per_request`` of a kind that asks the item's question alone (its ``together`` items are the
 plain question asked again, so request interference is not measured for it)."""

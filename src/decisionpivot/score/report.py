@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from decisionpivot import __version__
+from decisionpivot.frame.framings import FRAMINGS
 from decisionpivot.items import LAYERS, atomic_write_bytes
 from decisionpivot.overlap.provenance import provenance_footnote, provenance_markdown, provenance_notes
 from decisionpivot.score.bootstrap import CONFIDENCE_LEVEL
 from decisionpivot.score.certified import CERTIFIED_HEADING
 from decisionpivot.score.core import CHANCE_METRIC, CORE_METRICS, FAMILY_MACRO
-from decisionpivot.score.invariance import FRAMINGS, INVARIANCE, INVARIANCE_METRICS, PLAIN, invariance_metadata
+from decisionpivot.score.invariance import INVARIANCE, INVARIANCE_METRICS, PLAIN, invariance_metadata
 from decisionpivot.score.operations import SystemOperations
 from decisionpivot.score.reference import SCORE
 from decisionpivot.score.results import CORE, MACRO, REFERENCE, UNIFORM_GUESS, Estimate, Scoring

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.frame.framings import PLAIN
 from decisionpivot.items import Item, read_items, sha256_file
 from decisionpivot.score.metrics import chance_pair_accuracy
 from decisionpivot.solve import solvers
@@ -37,9 +38,18 @@ class FamilyAgreement:
     agree: int
     """Items where solver and gold answer agree."""
     chance_pair_accuracy: float
-    """Uniform-guess pair accuracy of this family's group structure."""
+    """Uniform-guess pair accuracy of this family's group structure. For an invariance suite a group holds every
+    framing of every member, so this is the uniform guess's *robust* pair accuracy (about 0)."""
     disagreements: tuple[Disagreement, ...] = field(default_factory=tuple)
     """Every disagreeing item."""
+    plain_chance_pair_accuracy: float | None = None
+    """For an invariance suite: uniform-guess pair accuracy over the plain members only (the core figure on the
+    sampled groups, what a framed pair accuracy is compared with); None for items that are not framed."""
+
+    @property
+    def framed(self) -> bool:
+        """Whether the items are an invariance suite's (framed items naming their ``framing``)."""
+        return self.plain_chance_pair_accuracy is not None
 
     @property
     def rate(self) -> float:
@@ -64,7 +74,9 @@ def agreement(family: str, items: Sequence[Item]) -> FamilyAgreement:
             agree += 1
         else:
             bad.append(Disagreement(item.id, item.answer, got))
-    return FamilyAgreement(family, len(items), agree, chance_pair_accuracy(items), tuple(bad))
+    plain = [i for i in items if i.extra.get("framing") == PLAIN] if any("framing" in i.extra for i in items) else None
+    return FamilyAgreement(family, len(items), agree, chance_pair_accuracy(items), tuple(bad),
+                           None if plain is None else chance_pair_accuracy(plain))
 
 
 def verify_folder(folder: str | Path, families: Sequence[str] | None = None) -> list[FamilyAgreement]:
