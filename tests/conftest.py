@@ -116,3 +116,16 @@ def write_release_sample(folder: Path, names: list[str] | tuple[str, ...], every
 @pytest.fixture(params=FAMILY_NAMES)
 def family_name(request: pytest.FixtureRequest) -> str:
     return request.param
+
+
+def write_small_suite(core: Path, suite: Path, names: tuple[str, ...]) -> tuple[Path, Path]:
+    """The release's ``names`` families in ``core`` and a small invariance suite framed from them by `dp frame`'s
+    own code (12 base items per family) in ``suite``."""
+    from decisionpivot import BENCHMARK_VERSION
+    from decisionpivot.frame.suite import write_suite
+
+    for name in names:
+        write_items(core / f"{name}.jsonl", cached_draw(name).items)
+    rebuild_manifest(core, RELEASE_SEED, benchmark_version=BENCHMARK_VERSION)
+    write_suite(core, suite, families=names, base_items=12)
+    return core, suite

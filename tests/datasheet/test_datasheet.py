@@ -187,19 +187,9 @@ SUITE_FAMILIES = ("fact_answerable", "policy_case")
 @pytest.fixture(scope="module")
 def real_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """Two real families of the release and a small suite framed from them by `dp frame`'s own code."""
-    from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED
-    from decisionpivot.frame.suite import write_suite
-    from decisionpivot.generate.run import rebuild_manifest
-    from decisionpivot.items import write_items
-    from tests.conftest import cached_draw
+    from tests.conftest import write_small_suite
 
-    core = tmp_path_factory.mktemp("core")
-    for name in SUITE_FAMILIES:
-        write_items(core / f"{name}.jsonl", cached_draw(name).items)
-    rebuild_manifest(core, RELEASE_SEED, benchmark_version=BENCHMARK_VERSION)
-    suite = tmp_path_factory.mktemp("invariance")
-    write_suite(core, suite, families=SUITE_FAMILIES, base_items=12)
-    return core, suite
+    return write_small_suite(tmp_path_factory.mktemp("core"), tmp_path_factory.mktemp("invariance"), SUITE_FAMILIES)
 
 
 def test_datasheet_describes_the_suite_with_numbers_from_its_files(real_suite, tmp_path: Path) -> None:

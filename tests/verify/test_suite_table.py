@@ -7,25 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED
 from decisionpivot.cli import main
-from decisionpivot.frame.suite import write_suite
-from decisionpivot.generate.run import rebuild_manifest
-from decisionpivot.items import Item, read_items, write_items
-from tests.conftest import cached_draw
+from decisionpivot.items import Item, read_items
+from tests.conftest import write_small_suite
 
 FAMILIES = ("fact_answerable", "policy_case")
 
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    core = tmp_path_factory.mktemp("core")
-    for name in FAMILIES:
-        write_items(core / f"{name}.jsonl", cached_draw(name).items)
-    rebuild_manifest(core, RELEASE_SEED, benchmark_version=BENCHMARK_VERSION)
-    suite = tmp_path_factory.mktemp("suite")
-    write_suite(core, suite, families=FAMILIES, base_items=12)
-    return core, suite
+    return write_small_suite(tmp_path_factory.mktemp("core"), tmp_path_factory.mktemp("suite"), FAMILIES)
 
 
 def uniform_pair_accuracy(items: list[Item]) -> float:

@@ -263,17 +263,10 @@ def suite_family_stats(name: str, path: Path, framings: Sequence[str]) -> SuiteF
 def collect_suite(folder: Path) -> SuiteStats:
     """Statistics of every family of the invariance suite in ``folder``, after checking each file against the
     suite's MANIFEST.json (hash and item count)."""
-    from decisionpivot.frame.suite import BENCHMARK
-    from decisionpivot.generate.run import read_manifest
+    from decisionpivot.frame.suite import read_suite_manifest
 
     where = folder / "MANIFEST.json"
-    if not where.exists():
-        raise DecisionPivotError(f"{where}: no invariance suite here (draw it with `dp frame`, or describe none with "
-                                 "--invariance \"\")")
-    manifest = read_manifest(folder)
-    if manifest.get("benchmark") != BENCHMARK or not isinstance(manifest.get("families"), dict):
-        raise DecisionPivotError(f"{where}: not an invariance suite manifest (expected benchmark {BENCHMARK!r} and "
-                                 "a 'families' object, as `dp frame` writes)")
+    manifest = read_suite_manifest(folder, 'describe none with --invariance ""')
     framings = tuple(str(f) for f in manifest.get("framings") or ())
     if not framings:
         raise DecisionPivotError(f"{where}: lists no framings")

@@ -112,6 +112,21 @@ def frame_family(items: Sequence[Item], seed: int, core_seed: int,
     return out
 
 
+def read_suite_manifest(folder: Path, leave_out: str) -> dict[str, Any]:
+    """The MANIFEST.json of the invariance suite in ``folder``, refused (naming the file) when there is none or it
+    is not a suite's; ``leave_out`` says how the calling verb does without one (e.g. ``--invariance ""``)."""
+    from decisionpivot.generate.run import read_manifest
+
+    path = folder / "MANIFEST.json"
+    if not path.exists():
+        raise DecisionPivotError(f"{path}: no invariance suite here (draw it with `dp frame`, or {leave_out})")
+    manifest = read_manifest(folder)
+    if manifest.get("benchmark") != BENCHMARK or not isinstance(manifest.get("families"), dict):
+        raise DecisionPivotError(f"{path}: not an invariance suite manifest (expected benchmark {BENCHMARK!r} and a "
+                                 "'families' object, as `dp frame` writes)")
+    return manifest
+
+
 def _core_manifest(core: Path) -> tuple[dict[str, Any], str]:
     path = core / MANIFEST_NAME
     try:

@@ -93,6 +93,19 @@ def _count_lines(path: Path) -> int:
         return sum(1 for _ in handle)
 
 
+def _listed_file(folder: Path, entry: dict[str, Any], remake: str) -> tuple[Path, str]:
+    """A file a folder's MANIFEST.json lists, and its SHA-256, refused when missing or changed (``remake``: the
+    verb that writes the folder again)."""
+    source, where = folder / entry["file"], f"{folder}/{MANIFEST_NAME}"
+    if not source.exists():
+        raise DecisionPivotError(f"{source}: listed in {where} but missing (run `{remake}`)")
+    found = sha256_file(source)
+    if found != entry["sha256"]:
+        raise DecisionPivotError(f"{source}: SHA-256 {found} differs from {where} ({entry['sha256']}); "
+                                 f"write it again with `{remake}`")
+    return source, found
+
+
 def _collect_core(core_dir: Path, parts: _Parts) -> None:
     """Every family in the core manifest, after checking each file still has the manifest's hash."""
     from decisionpivot.generate.run import read_manifest
@@ -100,13 +113,7 @@ def _collect_core(core_dir: Path, parts: _Parts) -> None:
     manifest = read_manifest(core_dir)
     parts.copies[f"core/{MANIFEST_NAME}"] = core_dir / MANIFEST_NAME
     for name, entry in manifest.get("families", {}).items():
-        source = core_dir / entry["file"]
-        if not source.exists():
-            raise DecisionPivotError(f"{source}: listed in {core_dir}/{MANIFEST_NAME} but missing (run `dp generate`)")
-        found = sha256_file(source)
-        if found != entry["sha256"]:
-            raise DecisionPivotError(f"{source}: SHA-256 {found} differs from {core_dir}/{MANIFEST_NAME} "
-                                     f"({entry['sha256']}); regenerate with `dp generate`")
+        source, _ = _listed_file(core_dir, entry, "dp generate")
         path = f"core/{entry['file']}"
         parts.copies[path] = source
         items = _count_lines(source)
@@ -119,21 +126,6 @@ def invariance_config(family: str) -> str:
     return f"{INVARIANCE}-{family}"
 
 
-def _suite_manifest(suite_dir: Path) -> dict[str, Any]:
-    from decisionpivot.frame.suite import BENCHMARK
-    from decisionpivot.generate.run import read_manifest
-
-    path = suite_dir / MANIFEST_NAME
-    if not path.exists():
-        raise DecisionPivotError(f"{path}: no invariance suite here (draw it with `dp frame`, or leave it out of "
-                                 "the release with --invariance \"\")")
-    manifest = read_manifest(suite_dir)
-    if manifest.get("benchmark") != BENCHMARK or not isinstance(manifest.get("families"), dict):
-        raise DecisionPivotError(f"{path}: not an invariance suite manifest (expected benchmark {BENCHMARK!r} and a "
-                                 "'families' object, as `dp frame` writes)")
-    return manifest
-
-
 def _collect_invariance(suite_dir: Path | None, core_dir: Path, parts: _Parts) -> None:
     """The released invariance suite, after checking it is the released one, drawn from ``core_dir``, and that
     every file still has its manifest's hash (and the package's released hash, for the released core).
@@ -141,14 +133,14 @@ def _collect_invariance(suite_dir: Path | None, core_dir: Path, parts: _Parts) -
     ``suite_dir`` None builds a release without the suite: it is named in the notes and the card.
     """
     from decisionpivot.frame.framings import SUITE_VERSION
-    from decisionpivot.frame.suite import SUITE_SEED
+    from decisionpivot.frame.suite import SUITE_SEED, read_suite_manifest
     from decisionpivot.item_hashes import released_suite
 
     if suite_dir is None:
         parts.notes.append("invariance suite: no folder was given; left out (draw it with `dp frame` and pass "
                            f"--invariance datasets/invariance/{SUITE_VERSION})")
         return
-    manifest = _suite_manifest(suite_dir)
+    manifest = read_suite_manifest(suite_dir, 'leave it out of the release with --invariance ""')
     where = f"{suite_dir}/{MANIFEST_NAME}"
     if (manifest.get("version"), manifest.get("seed")) != (SUITE_VERSION, SUITE_SEED):
         raise DecisionPivotError(f"{where}: suite version {manifest.get('version')!r} with seed "
@@ -171,13 +163,7 @@ def _collect_invariance(suite_dir: Path | None, core_dir: Path, parts: _Parts) -
                                  "draw the whole suite with `dp frame`")
     parts.copies[f"{INVARIANCE}/{MANIFEST_NAME}"] = suite_dir / MANIFEST_NAME
     for name, entry in manifest["families"].items():
-        source = suite_dir / entry["file"]
-        if not source.exists():
-            raise DecisionPivotError(f"{source}: listed in {where} but missing (run `dp frame`)")
-        found = sha256_file(source)
-        if found != entry["sha256"]:
-            raise DecisionPivotError(f"{source}: SHA-256 {found} differs from {where} ({entry['sha256']}); "
-                                     "redraw the suite with `dp frame`")
+        source, found = _listed_file(suite_dir, entry, "dp frame")
         if entry.get("seed", SUITE_SEED) != SUITE_SEED:
             raise DecisionPivotError(f"{where}: family {name!r} drawn with seed {entry.get('seed')!r}, not the "
                                      f"released suite's {SUITE_SEED}; redraw it with `dp frame`")
