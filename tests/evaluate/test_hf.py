@@ -12,7 +12,8 @@ transformers = pytest.importorskip("transformers")
 
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers  # noqa: E402
 
-from decisionpivot.evaluate.hf import HFRunner  # noqa: E402
+from decisionpivot.evaluate.hf import HFRunner, shared_prefixes  # noqa: E402
+from decisionpivot.evaluate.kinds import RunCounters  # noqa: E402
 from decisionpivot.evaluate.run import evaluate_system  # noqa: E402
 from decisionpivot.evaluate.systems import get_system  # noqa: E402
 from decisionpivot.items import Item, Option, read_items  # noqa: E402
@@ -144,3 +145,41 @@ def test_keys_are_tokenized_with_the_prompt_not_alone() -> None:
             assert cont == joint[len(bare):]
             differs.append(cont != fast(join + key, add_special_tokens=False)["input_ids"])
     assert differs == [False, False, True, True], "after 'assistant:' the key is 'A', alone it is '▁A'"
+
+
+def test_prompts_are_grouped_by_the_prefix_they_share() -> None:
+    base = list(range(100))
+    prompts = [[*base, 7, 1], [5] * 40, [*base, 7, 2, 3], base[:30] + [9] * 70, [*base, 8], [5] * 41]
+    groups = shared_prefixes(prompts)
+    assert sorted(i for _, members in groups for i in members) == list(range(len(prompts)))
+    by_members = {tuple(sorted(members)): length for length, members in groups}
+    assert by_members[(0, 2, 4)] == 100  # what all three share; the 30 shared with prompt 3 are under half its 99
+    assert by_members[(3,)] == len(prompts[3]) - 1
+    assert by_members[(1, 5)] == 39  # a prefix leaves every prompt its last token
+    for length, members in groups:
+        assert all(length < len(prompts[i]) for i in members)
+        assert all(prompts[i][:length] == prompts[members[0]][:length] for i in members)
+    assert [members for _, members in shared_prefixes([[1] * 10, [1] * 12], least=16)] == [[0], [1]]
+
+
+def test_a_run_reads_shared_prefixes_once_and_equals_one_pass_per_key(tmp_path: Path, tiny_model_dir: Path,
+                                                                       items_dir: Path) -> None:
+    """Contrast-group members share most of their prompt: `run` batches them by shared prefix (batches of 3
+    items here, so some groups are cut) and every probability still equals each key's own unpadded pass."""
+    runner = HFRunner(get_system("tiny", system_file(tmp_path, tiny_model_dir)))
+    items = read_items(items_dir / f"{FAMILY}.jsonl")[:10]
+    prompts = [runner.prompt_and_continuations(item)[0] for item in items]
+    assert any(len(members) > 1 and length > len(prompts[members[0]]) // 2
+               for length, members in shared_prefixes(prompts))
+    fed: list[int] = []
+    forward = runner.model.forward
+    runner.model.forward = lambda *a, **k: (fed.append(int(k["input_ids"].numel())), forward(*a, **k))[1]
+    records: dict[str, dict] = {}
+    runner.run(items, lambda record: records.__setitem__(record["id"], record), RunCounters(), lambda entry: None)
+    runner.model.forward = forward
+    assert sum(fed) < sum(len(p) for p in prompts), "the shared prefixes should be read once"
+    for item in items:
+        expected = reference_scores(runner, item)
+        weights = [math.exp(v - max(expected)) for v in expected]
+        for key, w in zip(item.option_keys, weights, strict=True):
+            assert abs(records[item.id]["p"][key] - w / sum(weights)) < 1e-5

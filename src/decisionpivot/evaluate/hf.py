@@ -4,8 +4,10 @@ Readout (paper, Appendix B, for open general models): the prompt is the chat req
 closing replaced by "Answer with one option key." and an answer cue; each option key is scored as
 a whole continuation (sum of its tokens' log-probabilities), and a softmax over the listed options
 gives the distribution. Scoring whole keys handles keys that share a first token (``yes_only_A``
-and ``yes_only_B``). Sequences are left-padded and batched, and only the logits of the last
-positions are kept, so memory does not grow with vocabulary x prompt length.
+and ``yes_only_B``). Each token is read once per batch: the prompts' shared prefixes (the members of a
+contrast group share most of their prompt), then each prompt's rest from the prefix's cached state, then the
+keys' later tokens from the prompt's; sequences are right-padded, and only the logits the keys need are
+computed, so memory does not grow with vocabulary x prompt length.
 
 Loading passes ``trust_remote_code=False`` to every loader (transformers never asks on stdin, a checkpoint's own
 code never runs) and reads pickle weights as tensors only; a checkpoint that cannot load is one error line
@@ -19,6 +21,7 @@ import inspect
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
@@ -106,6 +109,47 @@ def key_tokens(tokenizer: Any, item: Item) -> tuple[list[int], list[list[int]]]:
     return lead + prompt, continuations
 
 
+SHARED_PREFIX_TOKENS = 16
+"""The shortest prefix worth reading once for several prompts (below it, a prompt is read whole)."""
+
+
+def shared_prefixes(prompts: Sequence[Sequence[int]], least: int = SHARED_PREFIX_TOKENS) -> list[tuple[int, list[int]]]:
+    """Prompts grouped by a shared prefix: (prefix length, prompt indexes), each prompt in exactly one group.
+
+    In token order (lexicographic, so prompts sharing a long prefix are neighbours) a prompt joins the group
+    before it when they share at least ``least`` tokens and at least half the group's prefix; the group's
+    prefix shrinks to what all its prompts share, and always leaves each prompt at least its last token (the
+    keys are read after it). A prompt alone is a group of one with all but its last token as its prefix.
+    """
+    groups: list[tuple[int, list[int]]] = []
+    for i in sorted(range(len(prompts)), key=lambda j: list(prompts[j])):
+        prompt = prompts[i]
+        if groups:
+            length, members = groups[-1]
+            previous = prompts[members[-1]]
+            shared = 0
+            limit = min(length, len(prompt) - 1)
+            while shared < limit and previous[shared] == prompt[shared]:
+                shared += 1
+            if shared >= least and 2 * shared >= length:
+                groups[-1] = (shared, [*members, i])
+                continue
+        groups.append((len(prompt) - 1, [i]))
+    return groups
+
+
+@dataclass(frozen=True)
+class CacheState:
+    """The model's cached state after a pass, one row per sequence read so far."""
+
+    cache: Any
+    """The model's key/value cache (rows x positions)."""
+    mask: Any
+    """1 where a cached position holds a real token, 0 for padding (rows x positions)."""
+    lengths: list[int]
+    """Real tokens read so far per row (the position the row's next token takes)."""
+
+
 class HFRunner:
     """Scores option keys with a causal LM loaded from a local path (or an injected model)."""
 
@@ -146,72 +190,99 @@ class HFRunner:
         """Token ids of the prompt and of each option key's continuation (:func:`key_tokens`)."""
         return key_tokens(self.tokenizer, item)
 
-    def _first_pass(self, prompts: Sequence[list[int]]) -> tuple[Any, Any, Any]:
-        """One forward pass over the right-padded prompts: (log-probabilities after each prompt's last token, the
-        cache, the prompts' mask).
+    def _read(self, state: CacheState | None, rows: Sequence[tuple[int, list[int]]],
+              every_position: bool) -> tuple[Any, CacheState]:
+        """One forward pass feeding each row's tokens after its parent row's cached state (no state: from the
+        start): (log-probabilities, the state after it).
 
-        Right padding needs no attention mask (a causal model's real tokens never see the pads after them), so
-        attention takes its causal fast path; only the logits of the prompts' last positions are computed.
+        ``rows`` are (parent row in ``state``, tokens), right-padded: a causal model's real tokens never see the
+        pads after them, so no attention mask is needed when every parent holds the same real tokens and no pad
+        (attention takes its causal path). After a state holding pads (a parent shorter than the widest), the
+        new tokens get their own positions and a mask that hides the pads between the parent's tokens and them.
+        ``every_position``: log-probabilities at every new position (rows x longest x vocabulary: for short key
+        tails only); otherwise only after each row's last token (rows x vocabulary), and only those positions'
+        logits are computed.
         """
         torch = self.torch
-        lengths = [len(p) for p in prompts]
+        lengths = [len(tokens) for _, tokens in rows]
         width = max(lengths)
-        ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(prompts), width), dtype=torch.long)
-        for row, seq in enumerate(prompts):
-            ids[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
-            mask[row, :len(seq)] = 1
+        ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
+        new_mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for r, (_, tokens) in enumerate(rows):
+            ids[r, :len(tokens)] = torch.tensor(tokens, dtype=torch.long)
+            new_mask[r, :len(tokens)] = 1
         ends = sorted({n - 1 for n in lengths})
+        keep: dict[str, Any] = {} if every_position else \
+            {"logits_to_keep": torch.tensor(ends, dtype=torch.long, device=self.device)}
+        inputs: dict[str, Any] = {}
+        if state is None:
+            mask, before = new_mask, [0] * len(rows)
+        else:
+            index = torch.tensor([parent for parent, _ in rows], dtype=torch.long)
+            state.cache.reorder_cache(index.to(self.device))
+            mask = torch.cat([state.mask[index], new_mask], dim=1)
+            before = [state.lengths[parent] for parent, _ in rows]
+            inputs[self._cache_argument] = state.cache
+            if not bool(state.mask.all()):
+                positions = torch.tensor(before, dtype=torch.long)[:, None] + torch.arange(width)[None, :]
+                inputs |= {"attention_mask": mask.to(self.device), "position_ids": positions.to(self.device)}
         try:
-            out = self.model(input_ids=ids.to(self.device), use_cache=True,
-                             logits_to_keep=torch.tensor(ends, dtype=torch.long, device=self.device))
-            column = {end: j for j, end in enumerate(ends)}
-        except TypeError:
-            out = self.model(input_ids=ids.to(self.device), use_cache=True)
+            out = self.model(input_ids=ids.to(self.device), use_cache=True, **inputs, **keep)
+            column = {end: j for j, end in enumerate(ends)} if keep else None
+        except TypeError:  # a model without ``logits_to_keep``: every position's logits
+            if not keep:
+                raise
+            out = self.model(input_ids=ids.to(self.device), use_cache=True, **inputs)
             column = {end: end for end in ends}
-        picked = torch.stack([out.logits[row, column[n - 1]] for row, n in enumerate(lengths)])
-        last = torch.log_softmax(picked.float(), dim=-1)
+        if column is None:
+            logprobs = torch.log_softmax(out.logits.float(), dim=-1)
+        else:
+            picked = torch.stack([out.logits[r, column[n - 1]] for r, n in enumerate(lengths)])
+            logprobs = torch.log_softmax(picked.float(), dim=-1)
         cache = getattr(out, "cache", None) or getattr(out, "past_key_values", None)
-        return last, cache, mask
+        return logprobs, CacheState(cache, mask, [b + n for b, n in zip(before, lengths, strict=True)])
 
-    def _rest_of_keys(self, cache: Any, mask: Any, prompt_lengths: Sequence[int],
-                      rows: Sequence[tuple[int, list[int]]]) -> list[float]:
-        """Log-probability of each key's tokens after its first, continuing the prompts' cached state.
+    @property
+    def _cache_argument(self) -> str:
+        return "cache" if "cache" in inspect.signature(self.model.forward).parameters else "past_key_values"
 
-        ``rows`` are (prompt row, key tokens) for keys of two or more tokens; the cache is copied per row
-        and the keys' tokens but the last are fed after the prompt (right-padded), so each prompt is read once.
-        """
-        torch = self.torch
-        index = torch.tensor([row for row, _ in rows], dtype=torch.long, device=self.device)
-        cache.reorder_cache(index)
-        longest = max(len(key) - 1 for _, key in rows)
-        ids = torch.full((len(rows), longest), self.pad_id, dtype=torch.long)
-        extra = torch.zeros((len(rows), longest), dtype=torch.long)
-        positions = torch.zeros((len(rows), longest), dtype=torch.long)
-        for r, (row, key) in enumerate(rows):
-            ids[r, :len(key) - 1] = torch.tensor(key[:-1], dtype=torch.long)
-            extra[r, :len(key) - 1] = 1
-            positions[r] = prompt_lengths[row] + torch.arange(longest)
-        full_mask = torch.cat([mask[index.cpu()], extra], dim=1)
-        named = "cache" if "cache" in inspect.signature(self.model.forward).parameters else "past_key_values"
-        out = self.model(input_ids=ids.to(self.device), attention_mask=full_mask.to(self.device),
-                         position_ids=positions.to(self.device), use_cache=True, **{named: cache})
-        logprobs = torch.log_softmax(out.logits.float(), dim=-1)
-        return [sum(float(logprobs[r, j, key[j + 1]]) for j in range(len(key) - 1)) for r, (_, key) in enumerate(rows)]
+    def _keys_after(self, state: CacheState, last: Any, keys: Sequence[list[list[int]]]) -> list[list[float]]:
+        """Whole-key log-probabilities after each row of ``state`` (``last``: log-probabilities after the row's
+        last token; ``keys``: each row's keys): the first token from ``last``, the later tokens (keys of two or
+        more tokens only) from one more pass after the row's cached state."""
+        scores = [[float(last[row, key[0]]) for key in row_keys] for row, row_keys in enumerate(keys)]
+        tails = [(row, k, key) for row, row_keys in enumerate(keys) for k, key in enumerate(row_keys) if len(key) > 1]
+        if tails:
+            logprobs, _ = self._read(state, [(row, key[:-1]) for row, _, key in tails], True)
+            for r, (row, k, key) in enumerate(tails):
+                scores[row][k] += sum(float(logprobs[r, j, key[j + 1]]) for j in range(len(key) - 1))
+        return scores
 
     def _score_items(self, encoded: Sequence[tuple[list[int], list[list[int]]]]) -> list[list[float]]:
-        """Whole-key log-probabilities for each (prompt, keys): one pass over the prompts, then the keys' later
-        tokens from the cached state (only for keys of two or more tokens)."""
+        """Whole-key log-probabilities for each (prompt, keys), a prefix that prompts share read once.
+
+        Prompts that share no prefix (:func:`shared_prefixes`) are read together in one pass. Each group of
+        prompts sharing one (the members of a contrast group share most of their prompt) is read in its own
+        passes: the prefix once, then each prompt's rest after the prefix's cached state, with no padding
+        between the two (the pads of a batch of prefixes would be attended over by every later token).
+        """
+        prompts = [prompt for prompt, _ in encoded]
+        scores: list[list[float]] = [[] for _ in encoded]
         with self.torch.no_grad():
-            last, cache, mask = self._first_pass([prompt for prompt, _ in encoded])
-            scores = [[float(last[row, key[0]]) for key in keys] for row, (_, keys) in enumerate(encoded)]
-            rows = [(row, key) for row, (_, keys) in enumerate(encoded) for key in keys if len(key) > 1]
-            if rows:
-                rest = iter(self._rest_of_keys(cache, mask, [len(p) for p, _ in encoded], rows))
-                for row, (_, keys) in enumerate(encoded):
-                    for k, key in enumerate(keys):
-                        if len(key) > 1:
-                            scores[row][k] += next(rest)
+            groups = shared_prefixes(prompts)
+            alone = [members[0] for _, members in groups if len(members) == 1]
+            if alone:
+                last, state = self._read(None, [(0, prompts[i]) for i in alone], False)
+                for i, values in zip(alone, self._keys_after(state, last, [encoded[i][1] for i in alone]),
+                                     strict=True):
+                    scores[i] = values
+            for length, members in groups:
+                if len(members) > 1:
+                    _, state = self._read(None, [(0, prompts[members[0]][:length])], False)
+                    last, state = self._read(state, [(0, prompts[i][length:]) for i in members], False)
+                    for i, values in zip(members, self._keys_after(state, last, [encoded[i][1] for i in members]),
+                                         strict=True):
+                        scores[i] = values
         return scores
 
     def encode(self, item: Item) -> tuple[list[int], list[list[int]]] | Record:
@@ -249,12 +320,29 @@ class HFRunner:
         return records
 
     def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
-        """Items batched longest prompt first (little padding; the answer file is put back in the items' order)."""
+        """Items batched by shared prefix (:func:`shared_prefixes` over all items), whole groups to a batch of at
+        most ``batch_size`` items, so that a prefix is read once (the answer file is put back in the items'
+        order)."""
         encoded = [(item, self.encode(item)) for item in items]
-        order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i][1][0]) if isinstance(encoded[i][1], tuple)
-                       else 0)
-        for start in range(0, len(order), self.batch_size):
-            for record in self._answer([encoded[i] for i in order[start:start + self.batch_size]]):
+        ready = [i for i, (_, e) in enumerate(encoded) if isinstance(e, tuple)]
+        for _, e in encoded:
+            if not isinstance(e, tuple):
+                emit(e)
+        groups = shared_prefixes([encoded[i][1][0] for i in ready])  # type: ignore[index]
+        batch: list[int] = []
+        for _, members in groups:
+            for start in range(0, len(members), self.batch_size):
+                part = [ready[m] for m in members[start:start + self.batch_size]]
+                if len(batch) + len(part) > self.batch_size:
+                    self._emit_batch(encoded, batch, emit)
+                    batch = []
+                batch += part
+        self._emit_batch(encoded, batch, emit)
+
+    def _emit_batch(self, encoded: Sequence[tuple[Item, tuple[list[int], list[list[int]]] | Record]],
+                    batch: Sequence[int], emit: Emit) -> None:
+        if batch:
+            for record in self._answer([encoded[i] for i in batch]):
                 emit(record)
 
 
