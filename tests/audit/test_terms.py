@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 import pytest
 from sklearn.feature_extraction.text import CountVectorizer, HashingVectorizer
@@ -22,13 +24,19 @@ TRICKY = [
 ]
 
 
-def _states(family: str = "policy_case") -> list[str]:
-    return [render_state(item.state) for item in draw_family(family, 20261007).items[:120]]
+@cache
+def _documents(name: str) -> list[str]:
+    """The tricky texts, or the states of a family's first 120 items of a draw: drawn when a test needs them, not
+    at collection (which every worker repeats)."""
+    if name == "tricky":
+        return TRICKY
+    return [render_state(item.state) for item in draw_family(name, 20261007).items[:120]]
 
 
-@pytest.mark.parametrize("documents", [TRICKY, _states()], ids=["tricky", "policy_case"])
+@pytest.mark.parametrize("name", ["tricky", "policy_case"])
 @pytest.mark.parametrize("ngram", [(1, 1), (2, 2), (3, 3), (1, 2), (1, 3)])
-def test_counts_are_count_vectorizers(documents: list[str], ngram: tuple[int, int]) -> None:
+def test_counts_are_count_vectorizers(name: str, ngram: tuple[int, int]) -> None:
+    documents = _documents(name)
     reference = CountVectorizer(ngram_range=ngram, lowercase=True, token_pattern=WORD.pattern)
     expected = reference.fit_transform(documents)
     tokens = Tokens.of(documents)
@@ -40,8 +48,9 @@ def test_counts_are_count_vectorizers(documents: list[str], ngram: tuple[int, in
         assert tokens.spell(first, ngram[0]) == list(reference.get_feature_names_out())
 
 
-@pytest.mark.parametrize("documents", [TRICKY, _states("booking_check")], ids=["tricky", "booking_check"])
-def test_hashed_rows_are_hashing_vectorizers(documents: list[str]) -> None:
+@pytest.mark.parametrize("name", ["tricky", "booking_check"])
+def test_hashed_rows_are_hashing_vectorizers(name: str) -> None:
+    documents = _documents(name)
     expected = HashingVectorizer(n_features=2**18, ngram_range=(1, 2), alternate_sign=False,
                                  norm="l2").transform(documents)
     expected.sort_indices()

@@ -14,7 +14,9 @@ from decisionpivot.reconstruct.run import ReconstructionError, reconstruct_task
 from decisionpivot.reconstruct.scoring import chance_for
 from tests.reconstruct.conftest import OFFICIAL
 
-LOCAL = [t for t, c in all_cards().items() if (OFFICIAL / t).is_dir() and not c.needs_sampled_answers]
+CARDS = all_cards()
+"""Read once at collection (every worker collects every module: a call per parameter cost seconds each)."""
+LOCAL = [t for t, c in CARDS.items() if (OFFICIAL / t).is_dir() and not c.needs_sampled_answers]
 
 
 @pytest.mark.parametrize("task", LOCAL)
@@ -28,7 +30,7 @@ def test_official_reconstruction_matches_the_card(task: str, official: Path, tmp
     assert all(i.answer in i.option_keys for i in items if i.answer is not None)
 
 
-VERIFIED_LOCAL = [t for t in LOCAL if all_cards()[t].verified]
+VERIFIED_LOCAL = [t for t in LOCAL if CARDS[t].verified]
 
 
 @pytest.mark.parametrize("task", VERIFIED_LOCAL)

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -181,7 +182,7 @@ def test_subset_check_names_every_distribution_off_the_lock(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-def test_refresh_command_reproduces_the_committed_lock(tmp_path: Path) -> None:
+def test_refresh_command_reproduces_the_committed_lock(tmp_path: Path, uv: str) -> None:
     """`.ci/lock` on a copy gives the same bytes: the lock is up to date with pyproject.toml (uv keeps the pins
     it finds in the output file, so new releases on the index do not change it)."""
     if not list(Path(os.environ.get("DP_TORCH_WHEELS", "/opt/wheels")).glob("torch-2.13.0+cpu-*.whl")):
@@ -192,9 +193,7 @@ def test_refresh_command_reproduces_the_committed_lock(tmp_path: Path) -> None:
                 ".ci/lock-torch.txt", ".ci/vllm.in"):
         shutil.copy2(ROOT / rel, copy / rel)
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    uv = shutil.which("uv", path=str(Path(sys.executable).parent))
-    if uv is not None:
-        env["PATH"] = f"{Path(uv).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PATH"] = f"{Path(uv).parent}{os.pathsep}{env.get('PATH', '')}"  # the pinned uv: .ci/lock installs none
     done = subprocess.run(["bash", str(copy / ".ci" / "lock")], cwd=copy, env=env, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -217,35 +216,41 @@ def test_dp_version_prints_the_lock_digest() -> None:
     assert lock == f"lock sha256:{hashlib.sha256(LOCK.read_bytes()).hexdigest()}"
 
 
-def _uv(tmp_path: Path) -> str:
-    """The uv that .ci/lock pins (on PATH, or installed into a throw-away venv)."""
+@pytest.fixture(scope="module")
+def uv(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The uv that .ci/lock pins (on PATH, or installed once for the module into a throw-away venv)."""
     pinned = re.search(r"^UV_VERSION=(\S+)$", (ROOT / ".ci" / "lock").read_text(encoding="utf-8"), re.MULTILINE)
     assert pinned is not None
     found = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
     if found and subprocess.run([found, "--version"], capture_output=True, text=True).stdout.split()[1:2] == [
             pinned[1]]:
         return found
-    venv = tmp_path / "uv-venv"
+    venv = tmp_path_factory.mktemp("uv-venv")
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", f"uv=={pinned[1]}"], check=True)
     return str(venv / "bin" / "uv")
 
 
 @pytest.mark.slow
-def test_every_target_installs_the_locked_versions_from_wheels(tmp_path: Path) -> None:
+def test_every_target_installs_the_locked_versions_from_wheels(tmp_path: Path, uv: str) -> None:
     """For each supported Python and platform, the lock's own pins resolve with a wheel for every package
     (five pure-Python projects publish only an sdist: three of them come with lm-eval, the test extra's), torch
     being the CPU build on cp311 x86_64 only."""
-    uv = _uv(tmp_path)
     sdist_only = ["antlr4-python3-runtime", "jsonpath-rw", "rouge-score", "sqlitedict", "word2number"]
     wheels = os.environ.get("DP_TORCH_WHEELS", "/opt/wheels")
-    for target, env in TARGETS.items():
+
+    def compile_for(target: str, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], Path]:
         out = tmp_path / f"{target}.txt"
         cmd = [uv, "pip", "compile", str(LOCK), "--no-config", "--find-links", wheels, "--python-version",
                env["python_version"], "--python-platform", f"{env['platform_machine']}-manylinux_2_28",
                "--only-binary", ":all:", *[a for name in sdist_only for a in ("--no-binary", name)],
                "--no-header", "--no-annotate", "--quiet", "-o", str(out)]
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=600), out
+
+    with ThreadPoolExecutor(len(TARGETS)) as pool:  # the resolutions wait on the index: all four at once
+        runs = dict(zip(TARGETS, pool.map(compile_for, TARGETS, TARGETS.values()), strict=True))
+    for target, env in TARGETS.items():
+        done, out = runs[target]
         assert done.returncode == 0, f"{target}: {done.stderr[-2000:]}"
         resolved = {canonicalize_name(line.split("==")[0]): line.split("==")[1].split()[0]
                     for line in out.read_text().splitlines() if "==" in line and not line.startswith("#")}
