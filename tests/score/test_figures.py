@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from decisionpivot.score.figures import wrapped
 from decisionpivot.score.pipeline import score_runs
-from tests.score.synthetic import write_synthetic_core
+from tests.score.synthetic import CORE_SHAPES, write_synthetic_core
 
 
 @pytest.fixture(scope="module")
 def figures(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("figures")
-    items, runs, _ = write_synthetic_core(root, systems=25)
+    small = [replace(shape, groups=20) for shape in CORE_SHAPES]  # the legend needs systems, not items
+    items, runs, _ = write_synthetic_core(root, systems=25, shapes=small)
     score_runs(runs, items, None, root / "reports", tasks=(), resamples=20)
     return root / "reports" / "figures"
 
