@@ -12,13 +12,21 @@ T = TypeVar("T")
 def pick(rng: random.Random, variants: Sequence[T]) -> T:
     """One of ``variants``; raises on an empty sequence rather than silently returning None.
 
-    ``rng.choice(variants)`` draws exactly what ``variants[rng.randrange(len(variants))]`` drew (in CPython
-    3.11-3.13 both are ``seq[self._randbelow(len(seq))]``), without randrange's argument checks: picks were
-    a seventh of a draw's time. ``tests/generate/test_wording.py`` pins the equivalence.
+    Draws exactly what ``variants[rng.randrange(len(variants))]`` drew: for a ``random.Random`` (every
+    group's RNG is one) CPython 3.11-3.13 answer ``randrange(n)`` and ``choice`` with
+    ``_randbelow_with_getrandbits(n)``: ``getrandbits(n.bit_length())`` until the draw is below ``n``. That
+    loop is written out here, without randrange's argument checks and two Python calls: picks were a seventh
+    of a draw's time. ``tests/generate/test_wording.py`` pins the equivalence with ``randrange`` and ``choice``.
     """
-    if not variants:
+    n = len(variants)
+    if not n:
         raise ValueError("pick() needs at least one variant")
-    return rng.choice(variants)
+    getrandbits = rng.getrandbits
+    k = n.bit_length()
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return variants[r]
 
 
 def join_words(words: Sequence[str], conjunction: str = "and") -> str:
