@@ -169,11 +169,13 @@ def _plain_case(value: Any) -> bool:
     """Whether ``value`` flattens without surprises: every dict key a non-empty ``str`` without "/", every
     leaf equal to itself (no NaN).
 
-    Then any structure ``== value`` flattens to the same paths and leaves, so :func:`_case_difference` may
-    skip a subtree of ``a`` that equals its counterpart in ``b`` (one C-level ``==``) instead of flattening
-    both: the comparison of flattened cases was a sixth of a draw. Without it (an int key 1 equals 1.0 and
-    True but spells another path; a key "a/b" or "" can collide with a nested path; a NaN leaf is unequal
-    to itself), equal subtrees could still differ path by path, so the caller falls back to flattening.
+    Then any structure ``== value`` flattens to the same paths and leaves (its keys equal ``value``'s, so
+    they spell the same paths unless they are ``str`` subclasses that format otherwise), so
+    :func:`_case_difference` may skip a subtree of ``a`` that equals its counterpart in ``b`` (one C-level
+    ``==``) instead of flattening both: the comparison of flattened cases was a sixth of a draw. Without it
+    (an int key 1 equals 1.0 and True but spells another path; a key "a/b" or "" can collide with a nested
+    path; a NaN leaf is unequal to itself), equal subtrees could still differ path by path, so the caller
+    falls back to flattening.
     """
     if isinstance(value, dict):
         for key, sub in value.items():
