@@ -153,12 +153,97 @@ def _flatten_into(value: Any, prefix: str, out: dict[str, Any]) -> None:
 
 
 def case_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> set[str]:
-    """Paths at which two cases differ (present in one only, or with different leaves)."""
-    return _flat_difference(flatten(a), flatten(b))
+    """Paths at which two cases differ (present in one only, or with different leaves).
+
+    Defined as the paths of ``flatten(a)`` and ``flatten(b)`` whose leaves differ (or that one side lacks);
+    found by descending only where the two sides differ, which is the same set (see :func:`_plain_case`).
+    """
+    return _case_difference(a, b, _plain_case(a))
 
 
 def _flat_difference(fa: dict[str, Any], fb: dict[str, Any]) -> set[str]:
     return {p for p in fa.keys() | fb.keys() if fa.get(p, _MISSING) != fb.get(p, _MISSING)}
+
+
+def _plain_case(value: Any) -> bool:
+    """Whether ``value`` flattens without surprises: every dict key a non-empty ``str`` without "/", every
+    leaf equal to itself (no NaN).
+
+    Then any structure ``== value`` flattens to the same paths and leaves (its keys equal ``value``'s, so
+    they spell the same paths unless they are ``str`` subclasses that format otherwise), so
+    :func:`_case_difference` may skip a subtree of ``a`` that equals its counterpart in ``b`` (one C-level
+    ``==``) instead of flattening both: the comparison of flattened cases was a sixth of a draw. Without it
+    (an int key 1 equals 1.0 and True but spells another path; a key "a/b" or "" can collide with a nested
+    path; a NaN leaf is unequal to itself), equal subtrees could still differ path by path, so the caller
+    falls back to flattening.
+    """
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            if type(key) is not str or not key or "/" in key:
+                return False
+            kind = type(sub)
+            if kind is str or kind is int or kind is bool or sub is None:
+                continue
+            if not _plain_case(sub):
+                return False
+        return True
+    if isinstance(value, list):
+        for sub in value:
+            kind = type(sub)
+            if kind is str or kind is int or kind is bool or sub is None:
+                continue
+            if not _plain_case(sub):
+                return False
+        return True
+    return not value != value  # noqa: SIM202 - the definition compares leaves with !=
+
+
+def _case_difference(a: Any, b: Any, a_is_plain: bool) -> set[str]:
+    """:func:`case_difference`, told whether ``a`` is plain (:func:`_plain_case`), so a group checks its
+    member 0 once."""
+    if not a_is_plain:
+        return _flat_difference(flatten(a), flatten(b))
+    out: set[str] = set()
+    if a != b:
+        _difference_into(a, b, "", out)
+    return out
+
+
+def _difference_into(a: Any, b: Any, prefix: str, out: set[str]) -> None:
+    """Add to ``out`` the differing flattened paths under ``prefix``, given a plain ``a != b`` whose paths
+    under ``prefix`` come from ``a`` and ``b`` alone (every key on the way down was plain on both sides).
+
+    Two non-empty dicts whose keys in ``b`` are plain too (as ``a``'s are) and two non-empty lists are
+    compared entry by entry: an entry equal on both sides adds nothing (``a`` is plain), an entry on one
+    side only adds all its flattened paths, two different entries are compared the same way one level
+    down. Anything else (a leaf, an empty container, a dict against a list, a key in ``b`` that is not
+    plain) is compared by flattening both sides under ``prefix``, as the definition does.
+    """
+    if isinstance(a, dict) and isinstance(b, dict) and a and b and _plain_keys(b):
+        for key, sub in a.items():
+            path = f"{prefix}/{key}" if prefix else key
+            if key not in b:
+                out.update(flatten(sub, path))
+            elif sub != b[key]:
+                _difference_into(sub, b[key], path, out)
+        for key, sub in b.items():
+            if key not in a:
+                out.update(flatten(sub, f"{prefix}/{key}" if prefix else key))
+        return
+    if isinstance(a, list) and isinstance(b, list) and a and b:
+        common = min(len(a), len(b))
+        for i in range(common):
+            if a[i] != b[i]:
+                _difference_into(a[i], b[i], f"{prefix}/{i}" if prefix else str(i), out)
+        for longer in (a, b):
+            for i in range(common, len(longer)):
+                out.update(flatten(longer[i], f"{prefix}/{i}" if prefix else str(i)))
+        return
+    out.update(_flat_difference(flatten(a, prefix), flatten(b, prefix)))
+
+
+def _plain_keys(value: dict[Any, Any]) -> bool:
+    return all(type(key) is str and key and "/" not in key for key in value)
 
 
 _MISSING = object()
@@ -166,6 +251,15 @@ _MISSING = object()
 
 def _covered(path: str, decisive: frozenset[str]) -> bool:
     return any(path == d or path.startswith(d + "/") for d in decisive)
+
+
+def _distinct_states(members: Sequence[Member]) -> set[Any]:
+    """The members' rendered states told apart by ``repr``; plain ``str`` states by themselves, since
+    ``repr`` tells two strings apart exactly when they differ (and escaping every state cost a twentieth of
+    a draw)."""
+    if all(type(m.state) is str for m in members):
+        return {m.state for m in members}
+    return {repr(m.state) for m in members}
 
 
 def check_group(family: str, plan: GroupPlan, group: Group, expected: Sequence[str] | None) -> None:
@@ -177,16 +271,16 @@ def check_group(family: str, plan: GroupPlan, group: Group, expected: Sequence[s
         raise GroupContractError(f"{where}: a contrast group needs at least two members")
     if not group.decisive:
         raise GroupContractError(f"{where}: no decisive path declared")
-    states = [repr(m.state) for m in group.members]
-    if len(set(states)) != len(states):
+    if len(_distinct_states(group.members)) != len(group.members):
         raise GroupContractError(f"{where}: two members have the same rendered state")
     for m in group.members:
         keys = [o.key for o in m.options]
         if m.answer not in keys:
             raise GroupContractError(f"{where}: answer {m.answer!r} is not among options {keys}")
-    base = flatten(group.members[0].case)
+    base = group.members[0].case
+    base_is_plain = _plain_case(base)
     for i, m in enumerate(group.members[1:], start=1):
-        diff = _flat_difference(base, flatten(m.case))
+        diff = _case_difference(base, m.case, base_is_plain)
         if not diff:
             raise GroupContractError(f"{where}: member {i} has the same case as member 0")
         stray = sorted(p for p in diff if not _covered(p, group.decisive))

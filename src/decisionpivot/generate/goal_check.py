@@ -688,8 +688,9 @@ def _try_group(
         # candidates come from both members' mentions, so the goal is shared; all hold in the positive
         neg_paths, neg_texts = _mentions(neg)
         unique = _candidates(pos_paths | neg_paths, pos_texts | neg_texts, pos_folders, pos_files)
-        flips = [c for c in unique if not holds(c, neg_folders, neg_files) and c["path"] in touched]
-        stays = [c for c in unique if holds(c, neg_folders, neg_files)]
+        held = [holds(c, neg_folders, neg_files) for c in unique]
+        flips = [c for c, h in zip(unique, held, strict=True) if not h and c["path"] in touched]
+        stays = [c for c, h in zip(unique, held, strict=True) if h]
         if not flips:
             continue
         decisive_condition = pick(rng, flips)
