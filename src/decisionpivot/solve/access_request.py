@@ -95,6 +95,9 @@ def _roles(lines: list[str]) -> dict[str, list[tuple[set[str], str]]]:
     return out
 
 
+_HOLDS_ROLES = re.compile(r"^(.+) holds the roles? (.+)\.$")
+
+
 def _holds(lines: list[str]) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for line in lines:
@@ -102,22 +105,26 @@ def _holds(lines: list[str]) -> dict[str, set[str]]:
             group, _, rest = line[2:].partition(": ")
             out[group] = set(_names(rest))
         else:
-            m = re.match(r"^(.+) holds the roles? (.+)\.$", line)
+            m = _HOLDS_ROLES.match(line)
             if not m:
                 raise ValueError(f"unreadable role holding: {line!r}")
             out[m.group(1)] = set(_names(m.group(2)))
     return out
 
 
+_USER_MAY_NOT = re.compile(r"^- (user|group) (.+) may not (\w+) in (/\S+)$")
+_DENY_TO = re.compile(r"^- deny (\w+) on (/\S+) to (user|group) (.+)$")
+
+
 def _denies(lines: list[str]) -> list[tuple[str, str, str, str]]:
     """(kind, who, action, folder) per deny entry."""
     out = []
     for line in lines:
-        m = re.match(r"^- (user|group) (.+) may not (\w+) in (/\S+)$", line)
+        m = _USER_MAY_NOT.match(line)
         if m:
             out.append((m.group(1), m.group(2), m.group(3), m.group(4)))
             continue
-        m = re.match(r"^- deny (\w+) on (/\S+) to (user|group) (.+)$", line)
+        m = _DENY_TO.match(line)
         if not m:
             raise ValueError(f"unreadable deny entry: {line!r}")
         out.append((m.group(3), m.group(4), m.group(1), m.group(2)))

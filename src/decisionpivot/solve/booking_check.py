@@ -47,28 +47,43 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") else word
 
 
+_LIST_SEPARATOR = re.compile(r", | and ")
+_COUNTED_ITEM = re.compile(r"(\d+) (.+)")
+_ARTICLE = re.compile(r"^(a|an) ")
+
+
 def _kit(text: str) -> dict[str, int]:
     """'speakerphone, 7 tablets' or 'a smart board, 8 laptops and 2 flip charts' -> {item: count}."""
-    parts = re.split(r", | and ", text.strip())
+    parts = _LIST_SEPARATOR.split(text.strip())
     kit: dict[str, int] = {}
     for part in parts:
         part = part.strip()
-        m = re.fullmatch(r"(\d+) (.+)", part)
+        m = _COUNTED_ITEM.fullmatch(part)
         if m:
             kit[_singular(m.group(2)) if int(m.group(1)) != 1 else m.group(2)] = int(m.group(1))
         else:
-            kit[re.sub(r"^(a|an) ", "", part)] = 1
+            kit[_ARTICLE.sub("", part)] = 1
     return kit
 
 
+_RESERVED_FOR = re.compile(r"reserved for the (.+) department")
+
+
 def _dept(text: str) -> str | None:
-    m = re.search(r"reserved for the (.+) department", text)
+    m = _RESERVED_FOR.search(text)
     return m.group(1) if m else None
 
 
 def _section(state: str, head: str, tail: str) -> list[str]:
     body = state.split(head, 1)[1].split(tail, 1)[0]
     return [line for line in body.splitlines() if line.strip()]
+
+
+_ROOM_LIST_FORM = re.compile(rf"- (.+?): (\d+) seats; open ({_HHMM})-({_HHMM}); equipment: (.+?); (.+)\.")
+_ROOM_PROSE_FORM = re.compile(
+    rf"- (.+?) seats (\d+) people and is open from ({_HHMM}) to ({_HHMM})\. "
+    r"It has (.+?)\. It is (.+)\."
+)
 
 
 def _rooms(lines: list[str]) -> dict[str, _Room]:
@@ -81,15 +96,11 @@ def _rooms(lines: list[str]) -> dict[str, _Room]:
             opens, closes = hours.split("-")
             rooms[name] = _Room(int(seats), _mins(opens), _mins(closes), _kit(kit), _dept(who))
             continue
-        m = re.fullmatch(rf"- (.+?): (\d+) seats; open ({_HHMM})-({_HHMM}); equipment: (.+?); (.+)\.", line)
+        m = _ROOM_LIST_FORM.fullmatch(line)
         if m:
             rooms[m[1]] = _Room(int(m[2]), _mins(m[3]), _mins(m[4]), _kit(m[5]), _dept(m[6]))
             continue
-        m = re.fullmatch(
-            rf"- (.+?) seats (\d+) people and is open from ({_HHMM}) to ({_HHMM})\. "
-            r"It has (.+?)\. It is (.+)\.",
-            line,
-        )
+        m = _ROOM_PROSE_FORM.fullmatch(line)
         if m is None:
             raise ValueError(f"unreadable room line: {line!r}")
         rooms[m[1]] = _Room(int(m[2]), _mins(m[3]), _mins(m[4]), _kit(m[5]), _dept(m[6]))
@@ -109,7 +120,17 @@ def _names(text: str) -> list[str]:
     text = text.strip()
     if text in ("-", ""):
         return []
-    return [n for n in re.split(r", | and ", text) if n]
+    return [n for n in _LIST_SEPARATOR.split(text) if n]
+
+
+_BOOKING_LIST_FORM = re.compile(
+    rf"- ({_HHMM})-({_HHMM}) (.+?): organised by (.+?)(?: with (.+?))?; \d+ attendees "
+    r"\(ref [A-Z]+-\d+\)"
+)
+_BOOKING_REF_FORM = re.compile(
+    rf"[A-Z]+-\d+: (.+?), (\w+day \d+ \w+ \d{{4}}), ({_HHMM}) to ({_HHMM}), organiser (.+?), "
+    r"(?:other named attendees: (.+?)|no other named attendees), \d+ attendees\."
+)
 
 
 def _bookings(lines: list[str]) -> list[_Slot]:
@@ -126,19 +147,11 @@ def _bookings(lines: list[str]) -> list[_Slot]:
         if not line.startswith("-") and line.endswith(":"):
             day = line[:-1]
             continue
-        m = re.fullmatch(
-            rf"- ({_HHMM})-({_HHMM}) (.+?): organised by (.+?)(?: with (.+?))?; \d+ attendees "
-            r"\(ref [A-Z]+-\d+\)",
-            line,
-        )
+        m = _BOOKING_LIST_FORM.fullmatch(line)
         if m:
             slots.append(_Slot(m[3], day, _mins(m[1]), _mins(m[2]), frozenset([m[4], *_names(m[5] or "")])))
             continue
-        m = re.fullmatch(
-            rf"[A-Z]+-\d+: (.+?), (\w+day \d+ \w+ \d{{4}}), ({_HHMM}) to ({_HHMM}), organiser (.+?), "
-            r"(?:other named attendees: (.+?)|no other named attendees), \d+ attendees\.",
-            line,
-        )
+        m = _BOOKING_REF_FORM.fullmatch(line)
         if m is None:
             raise ValueError(f"unreadable booking line: {line!r}")
         slots.append(_Slot(m[1], m[2], _mins(m[3]), _mins(m[4]), frozenset([m[5], *_names(m[6] or "")])))
@@ -157,6 +170,13 @@ class _Request:
     needs: dict[str, int]
 
 
+_REQUEST = re.compile(
+    rf"(.+?) asks to book (.+?) on (\w+day \d+ \w+ \d{{4}}) from ({_HHMM}) to ({_HHMM}) for "
+    r"(\d+) attendees, naming (.+?) as attendees\. (?:The booking needs (.+)\.|No equipment is "
+    r"needed\.)"
+)
+
+
 def _request(lines: list[str]) -> _Request:
     if lines[0].startswith("- Room: "):
         fields = dict(line[2:].split(": ", 1) for line in lines)
@@ -173,17 +193,15 @@ def _request(lines: list[str]) -> _Request:
             needs,
         )
     text = " ".join(lines)
-    m = re.fullmatch(
-        rf"(.+?) asks to book (.+?) on (\w+day \d+ \w+ \d{{4}}) from ({_HHMM}) to ({_HHMM}) for "
-        r"(\d+) attendees, naming (.+?) as attendees\. (?:The booking needs (.+)\.|No equipment is "
-        r"needed\.)",
-        text,
-    )
+    m = _REQUEST.fullmatch(text)
     if m is None:
         raise ValueError(f"unreadable request: {text!r}")
     return _Request(
         m[2], m[3], _mins(m[4]), _mins(m[5]), m[1], _names(m[7]), int(m[6]), _kit(m[8]) if m[8] else {}
     )
+
+
+_MINUTES = re.compile(r"(\d+) minutes")
 
 
 def solve(item: Item) -> str:
@@ -197,7 +215,7 @@ def solve(item: Item) -> str:
     req = _request(state.split("\nBooking request:\n", 1)[1].splitlines())
 
     changeover = next(
-        int(re.search(r"(\d+) minutes", r)[1])
+        int(_MINUTES.search(r)[1])
         for r in rules  # type: ignore[index]
         if "changeover" in r
     )

@@ -28,15 +28,19 @@ def _number(text: str) -> int:
     return int(text.replace(",", ""))
 
 
+_VERSION_HEAD = re.compile(r"^Version [AB]\b")
+_NUMBERED = re.compile(r"^\d+\. ")
+
+
 def _versions(lines: list[str]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {"A": [], "B": []}
     current: str | None = None
     for line in lines:
-        if re.match(r"^Version [AB]\b", line):
+        if _VERSION_HEAD.match(line):
             current = line[8]
         elif not line.strip():
             current = None
-        elif current and re.match(r"^\d+\. ", line):
+        elif current and _NUMBERED.match(line):
             out[current].append(line.split(". ", 1)[1])
     return out
 

@@ -8,6 +8,8 @@ exact organisation and that exact label exists for every pair.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 
 from decisionpivot.items import Item
 
@@ -48,10 +50,43 @@ def _rows(lines: list[str]) -> set[tuple[str, str]]:
     return rows
 
 
+@dataclass(frozen=True)
+class _QueryPatterns:
+    """The question patterns of one glossary, which name its phrases."""
+
+    lists: tuple[re.Pattern[str], ...]
+    """``_LIST_QUERIES`` with the phrases in place of ``{P}``, in that order."""
+    phrase: re.Pattern[str]
+    """One phrase after "the", captured."""
+    facts_of: re.Pattern[str]
+    """"the A, the B and the C of X": the phrases (group 1) and the organisation (group 2)."""
+
+
+def _longest_first(phrases: list[str]) -> tuple[str, ...]:
+    """The distinct phrases, longest first, equal lengths alphabetically: the alternatives of the phrase patterns.
+    Longest first, so a phrase is not cut short by one it starts with. Among phrases of one length the order
+    does not matter to a match (two different strings of one length never both match at one place), so one
+    glossary shuffled differently gets the same tuple - and the patterns built for it before."""
+    return tuple(sorted(set(phrases), key=lambda p: (-len(p), p)))
+
+
+@lru_cache(maxsize=64)
+def _query_patterns(phrases: tuple[str, ...]) -> _QueryPatterns:
+    """The compiled question patterns for phrases given by :func:`_longest_first`. A draw has a few glossaries
+    (one per domain) and hundreds of items: the patterns are built once per glossary, not once per item."""
+    alternation = "|".join(re.escape(p) for p in phrases)
+    group = rf"the (?:{alternation})"
+    return _QueryPatterns(
+        lists=tuple(re.compile(pattern.replace("{P}", alternation)) for pattern in _LIST_QUERIES),
+        phrase=re.compile(rf"the ({alternation})"),
+        facts_of=re.compile(rf"((?:{group}(?:, | and ))*{group}) of (.+?)(?=, the |, and the | and the |$)"),
+    )
+
+
 def _needs(query: str, phrases: list[str]) -> list[tuple[str, str]]:
-    alternation = "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
-    for pattern in _LIST_QUERIES:
-        m = re.match(pattern.replace("{P}", alternation), query)
+    patterns = _query_patterns(_longest_first(phrases))
+    for pattern in patterns.lists:
+        m = pattern.match(query)
         if m:
             return [(m.group("p"), org) for org in _split_names(m.group("o"))]
     m = _PROFILE.match(query)
@@ -62,12 +97,10 @@ def _needs(query: str, phrases: list[str]) -> list[tuple[str, str]]:
     if x.startswith("these facts: "):  # core 1.2: "these facts: for X, the A and the B; for Y, the C"
         for chunk in x.removeprefix("these facts: ").split("; "):
             org, _, facts = chunk.removeprefix("for ").partition(", ")
-            needs += [(p, org) for p in re.findall(rf"the ({alternation})", facts)]
+            needs += [(p, org) for p in patterns.phrase.findall(facts)]
     else:  # "the A of X, the B of Y" (1.1) and "the A and the B of X" (1.2)
-        group = rf"the (?:{alternation})"
-        pattern = rf"((?:{group}(?:, | and ))*{group}) of (.+?)(?=, the |, and the | and the |$)"
-        for facts, org in re.findall(pattern, x):
-            needs += [(p, org) for p in re.findall(rf"the ({alternation})", facts)]
+        for facts, org in patterns.facts_of.findall(x):
+            needs += [(p, org) for p in patterns.phrase.findall(facts)]
     if not needs:
         raise ValueError(f"no facts recognised in {query!r}")
     return needs

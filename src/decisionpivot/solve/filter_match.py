@@ -39,6 +39,9 @@ _MONTH_NAMES = ["january", "february", "march", "april", "may", "june", "july", 
                 "october", "november", "december"]
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def _comparison(sentence: str) -> str:
     """The comparison that governs the sentence's limit.
 
@@ -55,7 +58,7 @@ def _comparison(sentence: str) -> str:
             text = text[: m.start()] + "#" * (m.end() - m.start()) + text[m.end() :]
     if not found:
         raise ValueError(f"no comparison found in {sentence!r}")
-    numbers = list(re.finditer(r"\d", sentence))
+    numbers = list(_DIGIT.finditer(sentence))
     anchor = numbers[-1].start() if numbers else len(sentence)
     return min(found, key=lambda f: min(abs(anchor - f[0]), abs(anchor - f[1])))[2]
 
@@ -64,24 +67,33 @@ def _decimal(text: str) -> Fraction:
     return Fraction(Decimal(text.replace(",", "")))
 
 
+_MONEY = re.compile(rf"\s*{_NUMBER}\s+([A-Z]{{3}})\s*")
+
+
 def _money(text: str) -> tuple[Fraction, str]:
     """'4,157.70 SEK' -> (415770 cents, 'SEK')."""
-    m = re.fullmatch(rf"\s*{_NUMBER}\s+([A-Z]{{3}})\s*", text)
+    m = _MONEY.fullmatch(text)
     if not m:
         raise ValueError(f"not a money amount: {text!r}")
     return _decimal(m.group(1)) * 100, m.group(2)
 
 
+_MONEY_IN_TEXT = re.compile(rf"{_NUMBER} ([A-Z]{{3}})\b")
+
+
 def _last_money(sentence: str) -> tuple[Fraction, str]:
-    found = re.findall(rf"{_NUMBER} ([A-Z]{{3}})\b", sentence)
+    found = _MONEY_IN_TEXT.findall(sentence)
     if not found:
         raise ValueError(f"no amount in {sentence!r}")
     number, code = found[-1]
     return _decimal(number) * 100, code
 
 
+_A_NUMBER = re.compile(_NUMBER)
+
+
 def _numbers(sentence: str) -> list[Fraction]:
-    return [_decimal(n) for n in re.findall(_NUMBER, sentence)]
+    return [_decimal(n) for n in _A_NUMBER.findall(sentence)]
 
 
 def _compare(value: Fraction, op: str, limit: Fraction) -> bool:
@@ -94,14 +106,15 @@ def _compare(value: Fraction, op: str, limit: Fraction) -> bool:
     return value > limit
 
 
+_LISTING_VERB = re.compile(r"\b(?:is none of|originates from|colour is)\b")
+_VALUE_SEPARATOR = re.compile(r",\s*|\s+or\s+")
+
+
 def _listed(sentence: str) -> list[str]:
     """The values of 'X is one of: a, b, c.' or 'X is a, b or c.' (text after the colon or the verb)."""
     body = sentence.rstrip(".")
-    if ":" in body:
-        body = body.split(":", 1)[1]
-    else:
-        body = re.split(r"\b(?:is none of|originates from|colour is)\b", body, maxsplit=1)[-1]
-    parts = re.split(r",\s*|\s+or\s+", body.strip())
+    body = body.split(":", 1)[1] if ":" in body else _LISTING_VERB.split(body, maxsplit=1)[-1]
+    parts = _VALUE_SEPARATOR.split(body.strip())
     return [p.strip() for p in parts if p.strip()]
 
 
@@ -129,32 +142,44 @@ def _per_unit(s: str, r: Record) -> bool:
     return _compare(_money(r["pack_price"])[0] / int(r["units_per_pack"]), _comparison(s), limit)
 
 
+_UNITS_AND_WEIGHT = re.compile(rf"(\d+) units\b.*?{_NUMBER} kg")
+
+
 def _weight(s: str, r: Record) -> bool:
-    m = re.search(rf"(\d+) units\b.*?{_NUMBER} kg", s)
+    m = _UNITS_AND_WEIGHT.search(s)
     if not m:
         raise ValueError(f"cannot read the weight constraint {s!r}")
     grams = int(r["unit_weight_g"]) * int(m.group(1))
     return _compare(Fraction(grams), _comparison(s), _decimal(m.group(2)) * 1000)
 
 
+_DISCOUNT = re.compile(rf"{_NUMBER} % discount")
+
+
 def _discount(s: str, r: Record) -> bool:
-    m = re.search(rf"{_NUMBER} % discount", s)
+    m = _DISCOUNT.search(s)
     if not m:
         raise ValueError(f"cannot read the discount in {s!r}")
     limit, _ = _last_money(s)
     return _compare(_price(r) * (100 - _decimal(m.group(1))) / 100, _comparison(s), limit)
 
 
+_DELIVERY = re.compile(r"(?:ordered on|placed on) (\d{1,2} [A-Za-z]+ \d{4}),.*?(\d+) days", re.IGNORECASE)
+
+
 def _delivery(s: str, r: Record) -> bool:
-    m = re.search(r"(?:ordered on|placed on) (\d{1,2} [A-Za-z]+ \d{4}),.*?(\d+) days", s, re.IGNORECASE)
+    m = _DELIVERY.search(s)
     if not m:
         raise ValueError(f"cannot read the delivery constraint {s!r}")
     days = (date.fromisoformat(r["estimated_delivery"]) - _long_date(m.group(1))).days
     return _compare(Fraction(days), _comparison(s), Fraction(int(m.group(2))))
 
 
+_LITRES = re.compile(rf"{_NUMBER} litres")
+
+
 def _volume(s: str, r: Record) -> bool:
-    m = re.search(rf"{_NUMBER} litres", s)
+    m = _LITRES.search(s)
     if not m:
         raise ValueError(f"cannot read the volume limit in {s!r}")
     dims = r["dimensions_cm"]
@@ -162,12 +187,16 @@ def _volume(s: str, r: Record) -> bool:
     return _compare(Fraction(cm3), _comparison(s), _decimal(m.group(1)) * 1000)
 
 
+_RATE_EQUALS = re.compile(rf"1 ([A-Z]{{3}}) = {_NUMBER} ([A-Z]{{3}})")
+_RATE_PER = re.compile(rf"{_NUMBER} ([A-Z]{{3}}) (?:per|to the) ([A-Z]{{3}})")
+
+
 def _converted(s: str, r: Record) -> bool:
-    rate = re.search(rf"1 ([A-Z]{{3}}) = {_NUMBER} ([A-Z]{{3}})", s)
+    rate = _RATE_EQUALS.search(s)
     if rate:
         foreign, per, home = rate.group(1), _decimal(rate.group(2)), rate.group(3)
     else:
-        rate = re.search(rf"{_NUMBER} ([A-Z]{{3}}) (?:per|to the) ([A-Z]{{3}})", s)
+        rate = _RATE_PER.search(s)
         if not rate:
             raise ValueError(f"cannot read the exchange rate in {s!r}")
         per, home, foreign = _decimal(rate.group(1)), rate.group(2), rate.group(3)
@@ -186,12 +215,16 @@ def _vat(s: str, r: Record) -> bool:
     return _compare(_price(r) * (100 + rate) / 100, _comparison(s), limit)
 
 
+_YEARS = re.compile(rf"{_NUMBER} years?\b")
+_MONTHS = re.compile(rf"{_NUMBER} months")
+
+
 def _warranty(s: str, r: Record) -> bool:
     months = Fraction(int(r["warranty_months"]))
-    years = re.search(rf"{_NUMBER} years?\b", s)
+    years = _YEARS.search(s)
     if years:
         return _compare(months, _comparison(s), _decimal(years.group(1)) * 12)
-    limit = re.search(rf"{_NUMBER} months", s)
+    limit = _MONTHS.search(s)
     if not limit:
         raise ValueError(f"cannot read the warranty limit in {s!r}")
     return _compare(months, _comparison(s), _decimal(limit.group(1)))
@@ -200,12 +233,15 @@ def _warranty(s: str, r: Record) -> bool:
 def _average(s: str, r: Record) -> bool:
     counts = r["review_counts"]
     reviews = sum(int(n) for n in counts.values())
-    stars = sum(int(re.match(r"\d", key).group()) * int(n) for key, n in counts.items())  # type: ignore[union-attr]
+    stars = sum(int(_DIGIT.match(key).group()) * int(n) for key, n in counts.items())  # type: ignore[union-attr]
     return _compare(Fraction(stars, reviews), _comparison(s), _numbers(s)[-1])
 
 
+_EXPERT_SCORE = re.compile(rf"{_NUMBER}(?: out of 10|/10)")
+
+
 def _expert(s: str, r: Record) -> bool:
-    m = re.search(rf"{_NUMBER}(?: out of 10|/10)", s)
+    m = _EXPERT_SCORE.search(s)
     if not m:
         raise ValueError(f"cannot read the expert rating limit in {s!r}")
     value = Fraction(Decimal(str(r["expert_rating"])))
@@ -216,15 +252,21 @@ def _stock(s: str, r: Record) -> bool:
     return _compare(Fraction(int(r["units_in_stock"])), _comparison(s), _numbers(s)[-1])
 
 
+_CENTIMETRES = re.compile(rf"{_NUMBER} cm")
+
+
 def _length(s: str, r: Record) -> bool:
-    m = re.search(rf"{_NUMBER} cm", s)
+    m = _CENTIMETRES.search(s)
     if not m:
         raise ValueError(f"cannot read the length limit in {s!r}")
     return _compare(Fraction(int(r["dimensions_cm"]["length"])), _comparison(s), _decimal(m.group(1)))
 
 
+_YEAR = re.compile(r"\b(\d{4})\b")
+
+
 def _release(s: str, r: Record) -> bool:
-    year = re.search(r"\b(\d{4})\b", s)
+    year = _YEAR.search(s)
     if not year:
         raise ValueError(f"cannot read the year in {s!r}")
     return _compare(Fraction(int(r["release_year"])), _comparison(s), Fraction(int(year.group(1))))
@@ -238,15 +280,21 @@ def _brand(s: str, r: Record) -> bool:
     return r["brand"] not in _listed(s)
 
 
+_MATERIAL = re.compile(r"(?:made of|material is|Material required:) (.+?)\.$")
+
+
 def _material(s: str, r: Record) -> bool:
-    m = re.search(r"(?:made of|material is|Material required:) (.+?)\.$", s)
+    m = _MATERIAL.search(s)
     if not m:
         raise ValueError(f"cannot read the material in {s!r}")
     return r["material"] == m.group(1)
 
 
+_CERTIFICATION = re.compile(r"\b([A-Z]+-\d+)\b")
+
+
 def _certification(s: str, r: Record) -> bool:
-    m = re.search(r"\b([A-Z]+-\d+)\b", s)
+    m = _CERTIFICATION.search(s)
     if not m:
         raise ValueError(f"cannot read the certification in {s!r}")
     return m.group(1) in r["certifications"]

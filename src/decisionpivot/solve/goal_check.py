@@ -104,8 +104,11 @@ _STEP_FORMS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str, li
 ]
 
 
+_STEP_NUMBER = re.compile(r"^\d+\. ")
+
+
 def _step(line: str) -> tuple[str, list[str], str | None]:
-    body = re.sub(r"^\d+\. ", "", line)
+    body = _STEP_NUMBER.sub("", line)
     for pattern, read in _STEP_FORMS:
         m = pattern.match(body)
         if m:
@@ -113,34 +116,43 @@ def _step(line: str) -> tuple[str, list[str], str | None]:
     raise ValueError(f"unreadable trace step: {line!r}")
 
 
+_GOAL_NUMBER = re.compile(r"^G\d+\. ")
+_EXISTS = (re.compile(r"^A file exists at (\S+)\.$"), re.compile(r"^(\S+) exists\.$"))
+_ABSENT = (re.compile(r"^There is no file at (\S+)\.$"), re.compile(r"^(\S+) does not exist\.$"))
+_HAS_LINE = (
+    re.compile(r'^(\S+) has a line reading exactly "(.*)"\.$'),
+    re.compile(r'^(\S+) exists and one of its lines is "(.*)"\.$'),
+)
+_LACKS_LINE = (
+    re.compile(r'^(\S+) exists and has no line reading "(.*)"\.$'),
+    re.compile(r'^(\S+) exists but none of its lines is "(.*)"\.$'),
+)
+_FOLDER_HOLDS = re.compile(r"^Folder (\S+)/ holds exactly (\d+) files?\.$")
+_FILES_DIRECTLY_IN = re.compile(r"^The number of files directly in (\S+)/ is (\d+)\.$")
+
+
 def _check(goal_line: str, store: _Store) -> bool:
-    text = re.sub(r"^G\d+\. ", "", goal_line)
-    for pattern in (r"^A file exists at (\S+)\.$", r"^(\S+) exists\.$"):
-        m = re.match(pattern, text)
+    text = _GOAL_NUMBER.sub("", goal_line)
+    for pattern in _EXISTS:
+        m = pattern.match(text)
         if m:
             return m[1] in store.docs
-    for pattern in (r"^There is no file at (\S+)\.$", r"^(\S+) does not exist\.$"):
-        m = re.match(pattern, text)
+    for pattern in _ABSENT:
+        m = pattern.match(text)
         if m:
             return m[1] not in store.docs
-    for pattern in (
-        r'^(\S+) has a line reading exactly "(.*)"\.$',
-        r'^(\S+) exists and one of its lines is "(.*)"\.$',
-    ):
-        m = re.match(pattern, text)
+    for pattern in _HAS_LINE:
+        m = pattern.match(text)
         if m:
             return m[2] in store.docs.get(m[1], [])
-    for pattern in (
-        r'^(\S+) exists and has no line reading "(.*)"\.$',
-        r'^(\S+) exists but none of its lines is "(.*)"\.$',
-    ):
-        m = re.match(pattern, text)
+    for pattern in _LACKS_LINE:
+        m = pattern.match(text)
         if m:
             return m[1] in store.docs and m[2] not in store.docs[m[1]]
-    m = re.match(r"^Folder (\S+)/ holds exactly (\d+) files?\.$", text)
+    m = _FOLDER_HOLDS.match(text)
     if m:
         return store.files_in(m[1]) == int(m[2])
-    m = re.match(r"^The number of files directly in (\S+)/ is (\d+)\.$", text)
+    m = _FILES_DIRECTLY_IN.match(text)
     if m:
         return store.files_in(m[1]) == int(m[2])
     raise ValueError(f"unreadable goal condition: {goal_line!r}")

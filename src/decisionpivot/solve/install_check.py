@@ -149,11 +149,14 @@ _PIN = (
 )
 
 
+_TARGET_ENVIRONMENT = re.compile(r"^Target environment: (\S+) (\S+) on platform (\S+)\.$", re.M)
+
+
 def solve(item: Item) -> str:
     if not isinstance(item.state, str):
         raise ValueError("install_check states are text")
     lines = item.state.splitlines()
-    env = re.search(r"^Target environment: (\S+) (\S+) on platform (\S+)\.$", item.state, re.M)
+    env = _TARGET_ENVIRONMENT.search(item.state)
     if env is None:
         raise ValueError("no target environment")
     runtime_version, platform = env.group(2), env.group(3)

@@ -54,9 +54,12 @@ def _cents(text: str) -> int:
     return sign * int(text.lstrip("+-").replace(",", "").replace(".", ""))
 
 
+_ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
+
+
 def _day(text: str) -> dt.date:
     text = text.strip()
-    if re.fullmatch(r"\d{4}-\d\d-\d\d", text):
+    if _ISO_DATE.fullmatch(text):
         return dt.date.fromisoformat(text)
     d, month, y = text.split()
     return dt.date(int(y), _MONTHS[month], int(d))

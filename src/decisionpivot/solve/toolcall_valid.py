@@ -54,24 +54,41 @@ def _num(text: str) -> Decimal:
     return Decimal(text.replace(",", ""))
 
 
+_LONG_DATE = re.compile(r"(?:[A-Za-z]+day )?(\d{1,2}) ([A-Za-z]+) (\d{4})")
+
+
 def _long_date(text: str) -> dt.date:
-    m = re.fullmatch(r"(?:[A-Za-z]+day )?(\d{1,2}) ([A-Za-z]+) (\d{4})", text.strip())
+    m = _LONG_DATE.fullmatch(text.strip())
     if not m:
         raise ValueError(f"not a date: {text!r}")
     return dt.date(int(m.group(3)), _MONTHS.index(m.group(2).lower()) + 1, int(m.group(1)))
 
 
+_PROPERTY_NAME = re.compile(r"The (.+?)(?:,|\.|:|;| in | as )")
+_TRUE_WHEN_AT_LEAST = re.compile(r"true when the (.+?) is (.+?) or more;")
+_TRUE_IF_AT_LEAST = re.compile(r"true if the (.+?) is at least (.+?), and leave")
+_MIN_DAYS_AHEAD = re.compile(r"at least (\d+) days? after today|fall (\d+) or more days after today")
+_MAX_DAYS_AHEAD = re.compile(r"no more than (\d+) days? after today|at most (\d+) days? after today")
+_AFTER_FIELD = re.compile(r"later than the (.+?)\.|fall after the (.+?)\.")
+_EARLIEST = re.compile(r"Not earlier than (\d\d:\d\d)|The earliest allowed is (\d\d:\d\d)")
+_LATEST = re.compile(r"Not later than (\d\d:\d\d)|The latest allowed is (\d\d:\d\d)")
+_CODE_PREFIX = re.compile(r"([A-Z]+)-####")
+_MONEY_LIMIT = re.compile(r"(?:may not exceed|no more than) ([\d,]+\.\d\d) ([A-Z]{3})")
+_SUM_OF = re.compile(r"equal to the (.+?) plus the (.+?)\.$|equal the (.+?) plus the (.+?)\.$")
+_INT_RANGE = re.compile(r"from ([\d,]+) to ([\d,]+)|at least ([\d,]+) and at most ([\d,]+)")
+_WHOLE_UNIT = re.compile(r" in ([a-z]+), a whole number| given in ([a-z]+) as a whole number")
+
+
 def _read_prop(key: str, spec: dict[str, Any], required: bool) -> Prop:
     prop = Prop(key, spec["type"], spec["description"], spec.get("enum"), required)
     d = prop.description
-    m = re.match(r"The (.+?)(?:,|\.|:|;| in | as )", d)
+    m = _PROPERTY_NAME.match(d)
     if not m:
         raise ValueError(f"no label in description of {key}: {d!r}")
     prop.label = m.group(1)
     r = prop.rules
     if prop.json_type == "boolean":
-        m = re.search(r"true when the (.+?) is (.+?) or more;", d) or re.search(
-            r"true if the (.+?) is at least (.+?), and leave", d)
+        m = _TRUE_WHEN_AT_LEAST.search(d) or _TRUE_IF_AT_LEAST.search(d)
         if m:
             prop.kind = "flag"
             r["src_label"], r["threshold"] = m.group(1), m.group(2)
@@ -82,48 +99,48 @@ def _read_prop(key: str, spec: dict[str, Any], required: bool) -> Prop:
             prop.kind = "enum"
         elif "YYYY-MM-DD" in d:
             prop.kind = "date"
-            m = re.search(r"at least (\d+) days? after today|fall (\d+) or more days after today", d)
+            m = _MIN_DAYS_AHEAD.search(d)
             if m:
                 r["min_days"] = int(m.group(1) or m.group(2))
-            m = re.search(r"no more than (\d+) days? after today|at most (\d+) days? after today", d)
+            m = _MAX_DAYS_AHEAD.search(d)
             if m:
                 r["max_days"] = int(m.group(1) or m.group(2))
-            m = re.search(r"later than the (.+?)\.|fall after the (.+?)\.", d)
+            m = _AFTER_FIELD.search(d)
             if m:
                 r["after_label"] = m.group(1) or m.group(2)
         elif "HH:MM" in d:
             prop.kind = "time"
-            m = re.search(r"Not earlier than (\d\d:\d\d)|The earliest allowed is (\d\d:\d\d)", d)
+            m = _EARLIEST.search(d)
             if m:
                 r["earliest"] = m.group(1) or m.group(2)
-            m = re.search(r"Not later than (\d\d:\d\d)|The latest allowed is (\d\d:\d\d)", d)
+            m = _LATEST.search(d)
             if m:
                 r["latest"] = m.group(1) or m.group(2)
         else:
-            m = re.search(r"([A-Z]+)-####", d)
+            m = _CODE_PREFIX.search(d)
             if not m:
                 raise ValueError(f"unknown string property {key}: {d!r}")
             prop.kind = "code"
             r["prefix"] = m.group(1)
     elif prop.json_type == "number":
         prop.kind = "money"
-        m = re.search(r"(?:may not exceed|no more than) ([\d,]+\.\d\d) ([A-Z]{3})", d)
+        m = _MONEY_LIMIT.search(d)
         if not m:
             raise ValueError(f"no limit for amount {key}: {d!r}")
         r["max_cents"] = int(_num(m.group(1)) * 100)
         r["currency"] = m.group(2)
     else:
-        m = re.search(r"equal to the (.+?) plus the (.+?)\.$|equal the (.+?) plus the (.+?)\.$", d)
+        m = _SUM_OF.search(d)
         if m:
             prop.kind = "total"
             r["part_labels"] = [m.group(1) or m.group(3), m.group(2) or m.group(4)]
         else:
-            m = re.search(r"from ([\d,]+) to ([\d,]+)|at least ([\d,]+) and at most ([\d,]+)", d)
+            m = _INT_RANGE.search(d)
             if not m:
                 raise ValueError(f"no range for {key}: {d!r}")
             lo, hi = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
             r["min"], r["max"] = int(_num(lo)), int(_num(hi))
-            unit = re.search(r" in ([a-z]+), a whole number| given in ([a-z]+) as a whole number", d)
+            unit = _WHOLE_UNIT.search(d)
             if unit:
                 prop.kind = "measure"
                 r["unit"] = unit.group(1) or unit.group(2)
@@ -132,8 +149,11 @@ def _read_prop(key: str, spec: dict[str, Any], required: bool) -> Prop:
     return prop
 
 
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+
+
 def _sentences(text: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
+    return [s for s in _SENTENCE_BREAK.split(text.strip()) if s]
 
 
 _CLAUSE_PATTERNS = tuple(re.compile(p) for p in (
@@ -148,6 +168,9 @@ _CLAUSE_PATTERNS = tuple(re.compile(p) for p in (
 ))
 
 
+_ARTICLE = re.compile(r"^(?:a|an) ")
+
+
 def _parse_clauses(text: str, labels: list[str]) -> dict[str, str]:
     """label -> phrase for every sentence of a message that sets a property."""
     known = set(labels)
@@ -160,7 +183,7 @@ def _parse_clauses(text: str, labels: list[str]) -> dict[str, str]:
                 continue
             label = m.group("label")
             if label not in known:  # yes/no clauses name a countable thing with its article (1.2)
-                label = re.sub(r"^(?:a|an) ", "", label)
+                label = _ARTICLE.sub("", label)
                 if label not in known:
                     continue
             groups = m.groupdict()
@@ -175,6 +198,25 @@ def _parse_clauses(text: str, labels: list[str]) -> dict[str, str]:
             found[label] = phrase
             break
     return found
+
+
+_SAME_AS_MESSAGE = re.compile(r"the same as in my message of (.+)")
+_LIMIT_LOW = re.compile(
+    r"the (?:minimum|smallest|earliest) (?:the tool allows|number allowed|"
+    r"amount allowed|date allowed|time allowed)"
+)
+_LIMIT_HIGH = re.compile(
+    r"the (?:maximum|largest|highest|latest) (?:the tool allows|number allowed|"
+    r"amount allowed|date allowed|time allowed)"
+)
+_CLOCK_12H = re.compile(r"(\d{1,2}):(\d\d) (am|pm)")
+_CLOCK_24H = re.compile(r"\d\d:\d\d")
+_AMOUNT_UNIT = re.compile(r"([\d.,]+) ([a-z]+)")
+_MONEY = re.compile(r"([\d,]+\.\d\d) ([A-Z]{3})")
+_ISO_DATE = re.compile(r"\d{4}-\d\d-\d\d")
+_IN_DAYS = re.compile(r"in (\d+) days?")
+_NEXT_WEEKDAY = re.compile(r"next ([A-Za-z]+)")
+_DAYS_AFTER = re.compile(r"(\d+) days? after the (.+)")
 
 
 class _Context:
@@ -196,7 +238,7 @@ class _Context:
         if phrase == "the same as last time":
             day, clauses = self.history[-1]
         else:
-            m = re.fullmatch(r"the same as in my message of (.+)", phrase)
+            m = _SAME_AS_MESSAGE.fullmatch(phrase)
             if not m:
                 return None
             wanted = _long_date(m.group(1))
@@ -210,10 +252,8 @@ class _Context:
         if ref is not None:
             return ref
         r = prop.rules
-        limit_low = re.fullmatch(r"the (?:minimum|smallest|earliest) (?:the tool allows|number allowed|"
-                                 r"amount allowed|date allowed|time allowed)", phrase)
-        limit_high = re.fullmatch(r"the (?:maximum|largest|highest|latest) (?:the tool allows|number allowed|"
-                                  r"amount allowed|date allowed|time allowed)", phrase)
+        limit_low = _LIMIT_LOW.fullmatch(phrase)
+        limit_high = _LIMIT_HIGH.fullmatch(phrase)
         if prop.kind == "date":
             if limit_low:
                 return (self.today + dt.timedelta(days=r["min_days"])).isoformat()
@@ -225,11 +265,11 @@ class _Context:
                 return r["earliest"]
             if limit_high:
                 return r["latest"]
-            m = re.fullmatch(r"(\d{1,2}):(\d\d) (am|pm)", phrase)
+            m = _CLOCK_12H.fullmatch(phrase)
             if m:
                 hour = int(m.group(1)) % 12 + (12 if m.group(3) == "pm" else 0)
                 return f"{hour:02d}:{m.group(2)}"
-            if not re.fullmatch(r"\d\d:\d\d", phrase):
+            if not _CLOCK_24H.fullmatch(phrase):
                 raise ValueError(f"unreadable time {phrase!r}")
             return phrase
         if prop.kind in ("count", "measure"):
@@ -241,7 +281,7 @@ class _Context:
                 if phrase in _NUMBER_WORDS:
                     return _NUMBER_WORDS.index(phrase)
                 return int(_num(phrase))
-            m = re.fullmatch(r"([\d.,]+) ([a-z]+)", phrase)
+            m = _AMOUNT_UNIT.fullmatch(phrase)
             if not m:
                 raise ValueError(f"unreadable quantity {phrase!r}")
             amount, unit = _num(m.group(1)), m.group(2)
@@ -257,7 +297,7 @@ class _Context:
         if prop.kind == "money":
             if limit_high:
                 return Decimal(r["max_cents"]) / 100
-            m = re.fullmatch(r"([\d,]+\.\d\d) ([A-Z]{3})", phrase)
+            m = _MONEY.fullmatch(phrase)
             if not m or m.group(2) != r["currency"]:
                 raise ValueError(f"unreadable amount {phrase!r}")
             return _num(m.group(1))
@@ -271,22 +311,22 @@ class _Context:
 
     def _date(self, phrase: str) -> dt.date:
         t = self.today
-        if re.fullmatch(r"\d{4}-\d\d-\d\d", phrase):
+        if _ISO_DATE.fullmatch(phrase):
             return dt.date.fromisoformat(phrase)
         fixed = {"tomorrow": 1, "the day after tomorrow": 2, "a week from today": 7,
                  "two weeks from today": 14}
         if phrase in fixed:
             return t + dt.timedelta(days=fixed[phrase])
-        m = re.fullmatch(r"in (\d+) days?", phrase)
+        m = _IN_DAYS.fullmatch(phrase)
         if m:
             return t + dt.timedelta(days=int(m.group(1)))
-        m = re.fullmatch(r"next ([A-Za-z]+)", phrase)
+        m = _NEXT_WEEKDAY.fullmatch(phrase)
         if m:
             wanted = _WEEKDAYS.index(m.group(1).lower())
             for ahead in range(1, 8):
                 if (t + dt.timedelta(days=ahead)).weekday() == wanted:
                     return t + dt.timedelta(days=ahead)
-        m = re.fullmatch(r"(\d+) days? after the (.+)", phrase)
+        m = _DAYS_AFTER.fullmatch(phrase)
         if m:
             return dt.date.fromisoformat(self.value_of(m.group(2))) + dt.timedelta(days=int(m.group(1)))
         return _long_date(phrase)
@@ -318,6 +358,10 @@ def _check_expected(prop: Prop, value: Any, today: dt.date) -> None:
         raise ValueError(f"{prop.key}={value} outside the allowed times")
 
 
+_TODAY = re.compile(r"^Today is (.+)\.$", re.M)
+_MESSAGE_LINE = re.compile(r'^- (\d{1,2} [A-Za-z]+ \d{4}): "(.*)"$', re.M)
+
+
 def solve(item: Item) -> str:
     if not isinstance(item.state, str):
         raise ValueError("toolcall_valid states are text")
@@ -329,10 +373,10 @@ def solve(item: Item) -> str:
     props = {k: _read_prop(k, v, k in required) for k, v in params["properties"].items()}
     labels = [p.label for p in props.values()]
 
-    today = _long_date(re.search(r"^Today is (.+)\.$", state, re.M).group(1))  # type: ignore[union-attr]
+    today = _long_date(_TODAY.search(state).group(1))  # type: ignore[union-attr]
     history = [
         (_long_date(m.group(1)), _parse_clauses(m.group(2), labels))
-        for m in re.finditer(r'^- (\d{1,2} [A-Za-z]+ \d{4}): "(.*)"$', state, re.M)
+        for m in _MESSAGE_LINE.finditer(state)
     ]
     history.sort(key=lambda h: h[0])
     lines = state.splitlines()

@@ -46,8 +46,11 @@ def _minutes(text: str) -> int:
     return int(hours) * 60 + int(minutes)
 
 
+_CLASS_ORDER = re.compile(r"(?:by class|to last|this order): (.+?)[.;]")
+
+
 def _class_list(text: str) -> list[str]:
-    m = re.search(r"(?:by class|to last|this order): (.+?)[.;]", text)
+    m = _CLASS_ORDER.search(text)
     if not m:
         raise ValueError(f"no class order in {text!r}")
     body = m.group(1)
@@ -55,21 +58,26 @@ def _class_list(text: str) -> list[str]:
     return [p.replace(" first", "").strip() for p in parts]
 
 
+_NUMBERED = re.compile(r"^\d+\. ")
+_MINUTES = re.compile(r"(\d+) minutes")
+_UP_AFTER = re.compile(r"(?:more|longer) than (\d+) minutes")
+
+
 def _rules(lines: list[str]) -> _Rules:
-    numbered = [line.split(". ", 1)[1] for line in lines if re.match(r"^\d+\. ", line)]
+    numbered = [line.split(". ", 1)[1] for line in lines if _NUMBERED.match(line)]
     rules = _Rules(classes=_class_list(numbered[0]), up_after=[])
     for text in numbered[1:]:
         low = text.lower()
         if "deadline" in low and "minutes" in low:
-            rules.window = int(re.search(r"(\d+) minutes", text).group(1))  # type: ignore[union-attr]
+            rules.window = int(_MINUTES.search(text).group(1))  # type: ignore[union-attr]
         elif "on hold" in low:
             rules.skip_hold = True
         elif "key account" in low or "key-account" in low:
             rules.key_up = True
         elif "awaiting reply" in low:
             rules.awaiting_down = True
-        elif re.search(r"(?:more|longer) than (\d+) minutes", text):
-            rules.up_after.append(int(re.search(r"(?:more|longer) than (\d+) minutes", text).group(1)))  # type: ignore[union-attr]
+        elif _UP_AFTER.search(text):
+            rules.up_after.append(int(_UP_AFTER.search(text).group(1)))  # type: ignore[union-attr]
         elif "arrival" not in low:
             raise ValueError(f"unrecognised rule: {text!r}")
     return rules
@@ -101,6 +109,9 @@ def _split_fields(text: str, separator: str) -> dict[str, str]:
     return out
 
 
+_TICKET_LINE = re.compile(r"^T-\d+ - ")
+
+
 def _cases(lines: list[str]) -> list[_Case]:
     cases: list[_Case] = []
     header: list[str] = []
@@ -114,7 +125,7 @@ def _cases(lines: list[str]) -> list[_Case]:
             ticket, _, rest = line[2:].partition(": ")
             rest = rest[: rest.rindex(" (")]
             cases.append(_fields_from_pairs(ticket, _split_fields(rest, ", ")))
-        elif re.match(r"^T-\d+ - ", line):
+        elif _TICKET_LINE.match(line):
             ticket = line.split(" - ", 1)[0]
             cases.append(_fields_from_pairs(ticket, _split_fields(lines[i + 1], "; ")))
     return cases
