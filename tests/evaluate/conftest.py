@@ -11,6 +11,10 @@ from decisionpivot.generate.run import write_family_files
 
 FAMILY = "fact_answerable"
 
+TIMING = ("latency_s", "queued_s")
+"""The fields of an HTTP record measured by the clock: two runs of the same answers differ only there (a loaded
+machine queues some requests a millisecond longer)."""
+
 
 @pytest.fixture(scope="session")
 def checkpoints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:

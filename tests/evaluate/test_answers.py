@@ -17,7 +17,7 @@ from decisionpivot.evaluate.answers import AnswerFileError, Shard, merge_shards,
 from decisionpivot.evaluate.run import evaluate_system
 from decisionpivot.evaluate.systems import get_system
 from decisionpivot.items import read_items
-from tests.evaluate.conftest import FAMILY
+from tests.evaluate.conftest import FAMILY, TIMING
 from tests.evaluate.fake_openai_server import FakeOpenAI
 
 UNIFORM = get_system("uniform")
@@ -165,6 +165,6 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path: Path, items_di
     def answers_by_id(path: Path) -> dict[str, dict]:
         recs = lines(path)
         assert len(recs) == len({r["id"] for r in recs}) == limit
-        return {r["id"]: {k: v for k, v in r.items() if k != "latency_s"} for r in recs}
+        return {r["id"]: {k: v for k, v in r.items() if k not in TIMING} for r in recs}
 
     assert answers_by_id(answers) == answers_by_id(clean_runs / "fake" / f"{FAMILY}.jsonl")

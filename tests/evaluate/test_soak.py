@@ -14,12 +14,12 @@ import pytest
 
 from decisionpivot import RELEASE_SEED
 from decisionpivot.generate.run import write_family_files
+from tests.evaluate.conftest import TIMING
 from tests.evaluate.fake_openai_server import FakeOpenAI
 
 FAMILIES = ["fact_answerable", "policy_case", "log_claim", "clause_change"]
 TRANSIENT = ("429", "500", "stall", "malformed_once")
 FINAL = ("not_completion", "missing_key", "truncated", "unnormalised")
-TIMING = ("latency_s", "queued_s")
 
 
 def plan(digest: str) -> str:
