@@ -46,22 +46,57 @@ def pytest_configure(config: pytest.Config) -> None:
     """`-n 2` hands out whole test modules (pytest-xdist's ``loadscope``) rather than single tests, unless the
     command line names a ``--dist`` of its own. Per test (``load``), the tests of one module ran on both workers,
     so every module-scoped fixture - a `transformers serve` process, an lm-eval run, a Dask cluster, a built
-    site - was made twice. Set here rather than in ``addopts``, where ``--dist`` would break ``-p no:xdist``."""
-    explicit = any(str(arg).split("=")[0] in ("--dist", "-d") for arg in config.invocation_params.args)
-    if getattr(config.option, "dist", "no") == "load" and not explicit:
+    site - was made twice. Set here rather than in ``addopts``, where ``--dist`` would break ``-p no:xdist``.
+
+    ``loadscope`` also reorders the modules by their number of tests unless told not to: a module of one
+    40-second test (a pushed run pulled into a fresh clone) then came last and ran alone. The order of
+    :func:`pytest_collection_modifyitems` is kept instead."""
+    given = {str(arg).split("=")[0] for arg in config.invocation_params.args}
+    if getattr(config.option, "dist", "no") == "load" and not given & {"--dist", "-d"}:
         config.option.dist = "loadscope"
+    if not given & {"--loadscope-reorder", "--no-loadscope-reorder"}:
+        config.option.loadscopereorder = False  # keep the order below: xdist would put the most tests first
 
 
 LONGEST_FIRST = (
-    "tests/verify/test_agreement.py",
-    "tests/audit/test_audit.py",
-    "tests/harness/test_lm_eval.py",
-    "tests/release/test_lock.py",
-    "tests/harness/test_inspect.py",
-    "tests/evaluate/test_systemone_serve.py",
-    "tests/report/test_site.py",
+    "tests/verify/test_agreement.py",  # 145 s
+    "tests/harness/test_inspect.py",  # 72 s
+    "tests/audit/test_audit.py",  # 71 s
+    "tests/harness/test_lm_eval.py",  # 69 s
+    "tests/evaluate/test_systemone_serve.py",  # 59 s
+    "tests/release/test_lock.py",  # 50 s
+    "tests/report/test_site.py",  # 42 s
+    "tests/release/test_shared_runs.py",  # 40 s
+    "tests/test_cli.py",  # 26 s
+    "tests/evaluate/test_checkpoints.py",  # 26 s
+    "tests/overlap/test_scan.py",  # 24 s
+    "tests/generate/test_all_families.py",  # 23 s
+    "tests/generate/test_editions.py",  # 21 s
+    "tests/evaluate/test_logprobs.py",  # 21 s
+    "tests/frame/test_suite.py",  # 20 s
+    "tests/evaluate/test_soak.py",  # 20 s
+    "tests/frame/test_framings.py",  # 18 s
+    "tests/evaluate/test_transport.py",  # 17 s
+    "tests/gate/test_run.py",  # 16 s
+    "tests/evaluate/test_hardened.py",  # 16 s
+    "tests/reconstruct/test_official.py",  # 15 s
+    "tests/evaluate/test_sparrow.py",  # 15 s
+    "tests/score/test_figures.py",  # 14 s
+    "tests/release/test_hub.py",  # 14 s
+    "tests/gate/test_simulation.py",  # 14 s
+    "tests/harness/test_inspect_hf.py",  # 13 s
+    "tests/score/test_score_cli.py",  # 12 s
+    "tests/evaluate/test_fuzz.py",  # 12 s
+    "tests/overlap/test_state.py",  # 11 s
+    "tests/gate/test_cli.py",  # 10 s
+    "tests/test_cli_fuzz.py",  # 9 s
+    "tests/overlap/test_object_store.py",  # 9 s
+    "tests/overlap/test_hostile_inputs.py",  # 9 s
+    "tests/generate/test_log_claim.py",  # 9 s
+    "tests/gate/test_recalibration.py",  # 9 s
 )
-"""The modules that take longest (60-190 s each on two idle cores, measured with ``--durations=0``), run first."""
+"""The modules that take longest (8 s or more each, summed over their tests and fixtures, measured with
+``--durations=0`` on two idle cores), longest first: handed out first, so the short ones fill in around them."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
