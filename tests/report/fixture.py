@@ -93,12 +93,15 @@ def chat_sim(items_dir: Path, runs: Path, families: Sequence[str]) -> None:
         (folder / f"{family}.meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
 
 
-def gate_fixture(systems: Sequence[str], families: Sequence[str]) -> dict[str, Any]:
-    """A gate.json to the `dp gate` contract (values made up, within their ranges)."""
+def gate_fixture(systems: Sequence[str], families: Sequence[str], items: Path | None = None,
+                 runs: Path | None = None) -> dict[str, Any]:
+    """A gate.json to the `dp gate` contract (values made up, within their ranges), made from the items and
+    answer files of ``items`` and ``runs`` when given: their hashes and fingerprints, as `dp gate` records them."""
+    checked = {family: sha256_file(items / f"{family}.jsonl") for family in families} if items else {}
     out: dict[str, Any] = {"method": "clopper-pearson", "reference": "release", "target_risk": 0.05, "delta": 0.1,
                            "calibration": [{"seed": 7, "items": 1800, "manifest_sha256": "0" * 64,
                                             "families": list(families)}], "systems": {},
-                           "release": {"items": "datasets/core", "manifest_sha256": "0" * 64, "families": {}}}
+                           "release": {"items": "datasets/core", "manifest_sha256": "0" * 64, "families": checked}}
     for s, system in enumerate(systems):
         entries = {}
         for f, family in enumerate(families):
@@ -117,6 +120,10 @@ def gate_fixture(systems: Sequence[str], families: Sequence[str]) -> dict[str, A
                        "observed_risk": None, "expected_coverage": None, "calibration_items": 1800,
                        "calibration_groups": 650, "release": None},
             "certified_coverage_macro": round(0.25 - 0.05 * s, 3), "retrospective_coverage_macro": 0.3}
+        if runs is not None:
+            out["systems"][system]["fingerprints"] = {
+                family: json.loads((runs / system / f"{family}.meta.json").read_text(encoding="utf-8"))["fingerprint"]
+                for family in families}
     return out
 
 
@@ -174,5 +181,6 @@ def build_fixture(root: Path, families: Sequence[str] = FAMILIES, skills: dict[s
         shutil.copytree(items, copy)
         result = stability(items, runs, copy, runs_b, systems=list(skills), resamples=resamples)
         write_stability(result, reports / "stability", "core 1.2", "core 1.2 (second run)")
-        (reports / "gate.json").write_text(json.dumps(gate_fixture(list(skills), families), indent=2), "utf-8")
+        gate = gate_fixture(list(skills), families, items, runs)
+        (reports / "gate.json").write_text(json.dumps(gate, indent=2), "utf-8")
     return ReportFixture(root, items, runs, reports, tuple(names))

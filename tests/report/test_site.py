@@ -271,13 +271,40 @@ def test_gate_page_lists_systems_as_the_leaderboard_does(built: Built, tmp_path:
     gate = json.loads((reports / "gate.json").read_text())
     some = next(iter(gate["systems"].values()))
     for extra in (HEURISTIC, "graded-partial", "absent-from-scores", "aaa-absent"):
-        gate["systems"][extra] = some
+        metas = sorted((f.runs / extra).glob("*.meta.json"))  # a system's entry certifies its own answers
+        prints = {meta.name.split(".")[0]: json.loads(meta.read_text())["fingerprint"] for meta in metas}
+        gate["systems"][extra] = {**some, "fingerprints": prints}
     (reports / "gate.json").write_text(json.dumps(gate))
     order = [system for system, _ in gate_order(read_inputs(reports, f.items, f.runs))]
     ranked = sorted(SKILLS, key=SKILLS.get, reverse=True)
     assert order[:len(ranked)] == ranked  # the leaderboard's ranked systems first, in its order
     assert set(order[len(ranked):-2]) == {HEURISTIC, "graded-partial"}  # then what it lists as not comparable
     assert order[-2:] == ["aaa-absent", "absent-from-scores"]  # then what the scores do not know, by name
+
+
+@pytest.mark.parametrize("change", ["answers", "items", "no fingerprints"])
+def test_a_gate_json_of_other_answers_or_items_is_refused(built: Built, tmp_path: Path, change: str) -> None:
+    """`dp report` showed whatever gate.json lay in the reports folder: a certificate of answers that had since
+    been re-run, or of other items, appeared next to the new ones. It is checked as `dp score --gate` checks it."""
+    f = built.fixture
+    reports = tmp_path / "reports"
+    shutil.copytree(f.reports, reports, ignore=shutil.ignore_patterns("site"))
+    gate = json.loads((reports / "gate.json").read_text())
+    system = sorted(SKILLS)[0]
+    family = sorted(gate["release"]["families"])[0]
+    if change == "answers":
+        gate["systems"][system]["fingerprints"][family] = "f" * 64
+        expected = f"{system} {family}: gate.json was made from answers of configuration ffffffffffff"
+    elif change == "items":
+        gate["release"]["families"][family] = "0" * 64
+        expected = f"checked on {family} items with SHA-256 {'0' * 64}"
+    else:
+        del gate["systems"][system]["fingerprints"]
+        expected = f"{system}: no answer fingerprints"
+    (reports / "gate.json").write_text(json.dumps(gate))
+    with pytest.raises(DecisionPivotError, match=re.escape(expected)):
+        read_inputs(reports, f.items, f.runs)
+    assert read_inputs(reports, f.items, f.runs, gate="").gate is None  # --gate "": no certificate, no check
 
 
 def _site_ranks(page: str, table: str) -> list[tuple[str, str]]:

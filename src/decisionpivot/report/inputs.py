@@ -22,6 +22,7 @@ from typing import Any
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.report.deployment_pages import read_deployment
 from decisionpivot.score.answers import TaskAnswers, read_task_answers
+from decisionpivot.score.certified import answer_fingerprint, check_gate_matches
 from decisionpivot.score.layout import TaskLayout, read_layout
 from decisionpivot.score.results import CORE, UNIFORM_GUESS
 
@@ -297,6 +298,14 @@ def _read_answers(runs: Path, systems: Iterable[str], layouts: Sequence[TaskLayo
     return answers
 
 
+def _answer_fingerprints(answers: Mapping[tuple[str, str], TaskAnswers]) -> dict[str, dict[str, str | None]]:
+    """System -> family -> the configuration fingerprint its answer file's meta records (what `dp gate` kept)."""
+    prints: dict[str, dict[str, str | None]] = {}
+    for (system, task), task_answers in sorted(answers.items()):
+        prints.setdefault(system, {})[task] = answer_fingerprint(task_answers.meta)
+    return prints
+
+
 def _manifest(items: Path) -> dict[str, Any] | None:
     path = items / "MANIFEST.json"
     if not path.exists():
@@ -332,8 +341,12 @@ def read_inputs(reports: str | Path = "reports", items: str | Path | None = None
     else:
         stability_paths = [_stability_file(Path(s)) for s in stability if str(s).strip()]
     sources = {"reports": str(reports), "items": str(items), "runs": str(runs)}
+    gate_record = None
     if gate_path is not None:
         sources["gate"] = str(gate_path)
+        gate_record = read_gate(gate_path)
+        check_gate_matches(gate_path, gate_record, {layout.task: layout.items_sha256 for layout in layouts},
+                           _answer_fingerprints(answers))
     return ReportInputs(
         reports=reports,
         scores=scores,
@@ -342,7 +355,7 @@ def read_inputs(reports: str | Path = "reports", items: str | Path | None = None
         answers=answers,
         manifest=_manifest(items),
         partial=read_partial(partial_path) if partial_path is not None else (),
-        gate=read_gate(gate_path) if gate_path is not None else None,
+        gate=gate_record,
         stability=tuple(read_stability(p) for p in stability_paths),
         sources=sources,
         deployment=read_deployment(reports),

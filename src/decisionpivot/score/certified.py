@@ -134,6 +134,23 @@ def check_fingerprints(path: Path, record: Mapping[str, Any],
                 )
 
 
+def check_gate_matches(path: Path, record: Mapping[str, Any], families: Mapping[str, str],
+                       fingerprints: Mapping[str, Mapping[str, str | None]]) -> None:
+    """Refuse a gate.json checked on other items or made from other answers than the ones at hand.
+
+    ``families``: family -> SHA-256 of its items file; ``fingerprints``: see :func:`check_fingerprints`. Both
+    `dp score --gate` and `dp report` check this: a certificate is shown only next to what it certifies.
+    """
+    for family, sha256 in sorted(families.items()):
+        checked = record["release"]["families"].get(family)
+        if checked is not None and checked != sha256:
+            raise DecisionPivotError(
+                f"--gate {path}: checked on {family} items with SHA-256 {checked}, but the scored items have "
+                f"{sha256}; run `dp gate` on these items"
+            )
+    check_fingerprints(path, record, fingerprints)
+
+
 def read_certified(path: str | Path, scored_families: Mapping[str, str],
                    scored_fingerprints: Mapping[str, Mapping[str, str | None]] | None = None,
                    ) -> tuple[dict[str, float | None], str]:
@@ -147,14 +164,7 @@ def read_certified(path: str | Path, scored_families: Mapping[str, str],
         record = read_gate_file(path)
     except DecisionPivotError as exc:
         raise DecisionPivotError(f"--gate {exc}") from None
-    for family, sha256 in sorted(scored_families.items()):
-        checked = record["release"]["families"].get(family)
-        if checked is not None and checked != sha256:
-            raise DecisionPivotError(
-                f"--gate {path}: checked on {family} items with SHA-256 {checked}, but the scored items have "
-                f"{sha256}; run `dp gate` on these items"
-            )
-    check_fingerprints(path, record, scored_fingerprints or {})
+    check_gate_matches(path, record, scored_families, scored_fingerprints or {})
     certified = {system: entry.get("certified_coverage_macro") for system, entry in sorted(record["systems"].items())}
     maps = [f"{system} (map {entry['recalibration']['sha256'][:12]})"
             for system, entry in sorted(record["systems"].items()) if entry.get("recalibration") is not None]
