@@ -17,7 +17,7 @@ The contract (checked by :func:`check_group` on every group, with real exception
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,24 +178,18 @@ def _plain_case(value: Any) -> bool:
     falls back to flattening.
     """
     if isinstance(value, dict):
-        for key, sub in value.items():
-            if type(key) is not str or not key or "/" in key:
-                return False
-            kind = type(sub)
-            if kind is str or kind is int or kind is bool or sub is None:
-                continue
-            if not _plain_case(sub):
-                return False
-        return True
-    if isinstance(value, list):
-        for sub in value:
-            kind = type(sub)
-            if kind is str or kind is int or kind is bool or sub is None:
-                continue
-            if not _plain_case(sub):
-                return False
-        return True
-    return not value != value  # noqa: SIM202 - the definition compares leaves with !=
+        if not _plain_keys(value):
+            return False
+        children: Iterable[Any] = value.values()
+    elif isinstance(value, list):
+        children = value
+    else:
+        return not value != value  # noqa: SIM202 - the definition compares leaves with !=
+    for sub in children:
+        kind = type(sub)
+        if not (kind is str or kind is int or kind is bool or sub is None) and not _plain_case(sub):
+            return False
+    return True
 
 
 def _case_difference(a: Any, b: Any, a_is_plain: bool) -> set[str]:
@@ -243,7 +237,11 @@ def _difference_into(a: Any, b: Any, prefix: str, out: set[str]) -> None:
 
 
 def _plain_keys(value: dict[Any, Any]) -> bool:
-    return all(type(key) is str and key and "/" not in key for key in value)
+    """Every key a non-empty ``str`` without "/" (a loop: a generator in ``all`` cost a third more per case)."""
+    for key in value:
+        if type(key) is not str or not key or "/" in key:
+            return False
+    return True
 
 
 _MISSING = object()
