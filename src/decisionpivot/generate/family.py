@@ -238,7 +238,7 @@ def _difference_into(a: Any, b: Any, prefix: str, out: set[str]) -> None:
 
 def _plain_keys(value: dict[Any, Any]) -> bool:
     """Every key a non-empty ``str`` without "/" (a loop: a generator in ``all`` cost a third more per case)."""
-    for key in value:
+    for key in value:  # noqa: SIM110 - the loop is the point (see the docstring)
         if type(key) is not str or not key or "/" in key:
             return False
     return True
