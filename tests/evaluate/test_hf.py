@@ -183,3 +183,28 @@ def test_a_run_reads_shared_prefixes_once_and_equals_one_pass_per_key(tmp_path: 
         weights = [math.exp(v - max(expected)) for v in expected]
         for key, w in zip(item.option_keys, weights, strict=True):
             assert abs(records[item.id]["p"][key] - w / sum(weights)) < 1e-5
+
+
+def test_a_run_records_items_over_the_context_limit_and_answers_the_rest(tmp_path: Path, tiny_model_dir: Path,
+                                                                         items_dir: Path) -> None:
+    """Items longer than ``context_tokens`` become error records and the others are batched and answered as
+    :meth:`HFRunner.answer` answers them: every item exactly once."""
+    items = read_items(items_dir / f"{FAMILY}.jsonl")[:10]
+    probe = HFRunner(get_system("tiny", system_file(tmp_path, tiny_model_dir)))
+    lengths = sorted(len(p) + max(len(c) for c in cs) for p, cs in map(probe.prompt_and_continuations, items))
+    limit = lengths[len(lengths) // 2]
+    assert lengths[0] <= limit < lengths[-1]
+    (tmp_path / "limited").mkdir()
+    runner = HFRunner(get_system("tiny", system_file(tmp_path / "limited", tiny_model_dir, context_tokens=limit)),
+                      model=probe.model, tokenizer=probe.tokenizer)
+    emitted: list[dict] = []
+    runner.run(items, emitted.append, RunCounters(), lambda entry: None)
+    assert sorted(r["id"] for r in emitted) == sorted(item.id for item in items)
+    errors = {r["id"] for r in emitted if "error" in r}
+    assert errors and len(errors) < len(items)
+    answered = {r["id"]: r for r in emitted if "error" not in r}
+    for item, expected in zip(items, runner.answer(items), strict=True):
+        if item.id in answered:
+            assert answered[item.id]["p"] == pytest.approx(expected["p"], abs=1e-6)
+        else:
+            assert "input longer than the model context" in expected["error"]

@@ -89,7 +89,11 @@ def lead_tokens(tokenizer: Any) -> list[int]:
     return full[:lead]
 
 
-def key_tokens(tokenizer: Any, item: Item) -> tuple[list[int], list[list[int]]]:
+Encoded = tuple[list[int], list[list[int]]]
+"""An item as the model reads it: the prompt's token ids and each option key's continuation ids."""
+
+
+def key_tokens(tokenizer: Any, item: Item) -> Encoded:
     """Token ids of the prompt and of each option key, the key's tokens read from prompt and key tokenized together.
 
     Each key is tokenized with the prompt before it and the tokens past the prompt's length are the key's: a
@@ -186,7 +190,7 @@ class HFRunner:
         if self.pad_id is None:
             self.pad_id = 0
 
-    def prompt_and_continuations(self, item: Item) -> tuple[list[int], list[list[int]]]:
+    def prompt_and_continuations(self, item: Item) -> Encoded:
         """Token ids of the prompt and of each option key's continuation (:func:`key_tokens`)."""
         return key_tokens(self.tokenizer, item)
 
@@ -258,7 +262,7 @@ class HFRunner:
                 scores[row][k] += sum(float(logprobs[r, j, key[j + 1]]) for j in range(len(key) - 1))
         return scores
 
-    def _score_items(self, encoded: Sequence[tuple[list[int], list[list[int]]]]) -> list[list[float]]:
+    def _score_items(self, encoded: Sequence[Encoded]) -> list[list[float]]:
         """Whole-key log-probabilities for each (prompt, keys), a prefix that prompts share read once.
 
         Prompts that share no prefix (:func:`shared_prefixes`) are read together in one pass. Each group of
@@ -285,7 +289,7 @@ class HFRunner:
                         scores[i] = values
         return scores
 
-    def encode(self, item: Item) -> tuple[list[int], list[list[int]]] | Record:
+    def encode(self, item: Item) -> Encoded | Record:
         """The item's prompt and key tokens, or its error record (keys not apart from the prompt, too long)."""
         try:
             prompt, continuations = self.prompt_and_continuations(item)
@@ -301,7 +305,7 @@ class HFRunner:
         """One record per item (in the items' order), the items read in one batch."""
         return self._answer([(item, self.encode(item)) for item in items])
 
-    def _answer(self, batch: Sequence[tuple[Item, tuple[list[int], list[list[int]]] | Record]]) -> list[Record]:
+    def _answer(self, batch: Sequence[tuple[Item, Encoded | Record]]) -> list[Record]:
         """Softmax over whole-key log-probabilities, or the item's error.
 
         Each record also holds ``input_tokens`` (the prompt's tokens plus the keys' tokens but their last: what
@@ -322,27 +326,23 @@ class HFRunner:
     def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
         """Items batched by shared prefix (:func:`shared_prefixes` over all items), whole groups to a batch of at
         most ``batch_size`` items, so that a prefix is read once (the answer file is put back in the items'
-        order)."""
-        encoded = [(item, self.encode(item)) for item in items]
-        ready = [i for i, (_, e) in enumerate(encoded) if isinstance(e, tuple)]
-        for _, e in encoded:
-            if not isinstance(e, tuple):
-                emit(e)
-        groups = shared_prefixes([encoded[i][1][0] for i in ready])  # type: ignore[index]
-        batch: list[int] = []
-        for _, members in groups:
+        order). An item that cannot be read (its error record from :meth:`encode`) is emitted at once."""
+        ready: list[tuple[Item, Encoded]] = []
+        for item in items:
+            encoded = self.encode(item)
+            if isinstance(encoded, dict):
+                emit(encoded)
+            else:
+                ready.append((item, encoded))
+        batches: list[list[tuple[Item, Encoded]]] = [[]]
+        for _, members in shared_prefixes([prompt for _, (prompt, _) in ready]):
             for start in range(0, len(members), self.batch_size):
                 part = [ready[m] for m in members[start:start + self.batch_size]]
-                if len(batch) + len(part) > self.batch_size:
-                    self._emit_batch(encoded, batch, emit)
-                    batch = []
-                batch += part
-        self._emit_batch(encoded, batch, emit)
-
-    def _emit_batch(self, encoded: Sequence[tuple[Item, tuple[list[int], list[list[int]]] | Record]],
-                    batch: Sequence[int], emit: Emit) -> None:
-        if batch:
-            for record in self._answer([encoded[i] for i in batch]):
+                if len(batches[-1]) + len(part) > self.batch_size:
+                    batches.append([])
+                batches[-1] += part
+        for batch in batches:
+            for record in self._answer(batch):
                 emit(record)
 
 

@@ -40,7 +40,14 @@ from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.checkpoints import load_error
-from decisionpivot.evaluate.hf import SYSTEM_MESSAGE, KeyTokenError, key_body, key_probabilities, key_tokens
+from decisionpivot.evaluate.hf import (
+    SYSTEM_MESSAGE,
+    Encoded,
+    KeyTokenError,
+    key_body,
+    key_probabilities,
+    key_tokens,
+)
 from decisionpivot.evaluate.http import HTTP_SETTINGS, SERVED_INSTEAD, HttpRunner, StopRun, usage_fields
 from decisionpivot.evaluate.kinds import (
     INPUT_RESTRICTION,
@@ -135,9 +142,9 @@ class LogprobsWire:
         path = str(self.settings.get("tokenizer") or self.settings["model"])
         self.tokenizer = tokenizer if tokenizer is not None else load_tokenizer(system.name, path)
         self.url = str(self.settings.get("base_url") or "the server dp started")
-        self._encoded: dict[tuple[str, tuple[str, ...]], tuple[list[int], list[list[int]]]] = {}
+        self._encoded: dict[tuple[str, tuple[str, ...]], Encoded] = {}
 
-    def encoded(self, item: Item) -> tuple[list[int], list[list[int]]]:
+    def encoded(self, item: Item) -> Encoded:
         """The item's prompt and key tokens (:func:`key_tokens`), kept while the item is in flight."""
         ident = (item.id, item.option_keys)
         if ident not in self._encoded:
