@@ -19,6 +19,7 @@ from decisionpivot.generate.common.seeding import group_rng
 from decisionpivot.generate.family import LEVELS, FamilyConfig, Group, GroupContractError, check_group
 from decisionpivot.generate.registry import families, family
 from decisionpivot.items import Item, atomic_write_bytes, items_bytes, make_folder, sha256_file
+from decisionpivot.json_file import read_json_file
 
 MANIFEST_NAME = "MANIFEST.json"
 
@@ -116,14 +117,7 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     path = Path(folder) / MANIFEST_NAME
     if not path.exists():
         raise DecisionPivotError(f"{path}: no MANIFEST.json (run `dp generate` first)")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DecisionPivotError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    except UnicodeDecodeError as exc:
-        raise DecisionPivotError(f"{path}: not valid UTF-8 (byte {exc.start}: {exc.reason})") from None
-    except OSError as exc:
-        raise DecisionPivotError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    manifest = read_json_file(path, "the MANIFEST.json `dp generate` writes")
     if not isinstance(manifest, dict):
         raise DecisionPivotError(f"{path}: expected a JSON object, found {type(manifest).__name__}")
     return manifest

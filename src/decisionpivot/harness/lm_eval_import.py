@@ -38,6 +38,7 @@ from decisionpivot.harness.imported import ImportedSystem, ImportedTask, without
 from decisionpivot.harness.lm_eval_export import CHAT_GROUP, GROUP, family_of_task
 from decisionpivot.harness.release_items import ReleaseTask, ensure_release_items, item_sha256, release_tasks
 from decisionpivot.items import Item
+from decisionpivot.json_file import read_json_file
 
 READOUT = "hf/key-logits"
 """The ``hf`` kind's readout: softmax over whole option keys' log-likelihoods after the prompt."""
@@ -99,13 +100,7 @@ def samples_files(path: Path) -> list[SamplesFile]:
 
 
 def read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DecisionPivotError(f"{path}: missing (lm-eval writes it with --output_path; it names the model)") \
-            from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DecisionPivotError(f"{path}: not valid JSON ({exc})") from None
+    return read_json_file(path, "lm-eval writes it with --output_path; it names the model")
 
 
 def model_args(value: Any) -> dict[str, Any]:
