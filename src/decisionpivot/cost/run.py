@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from decisionpivot.cost.curve import cost_curve, cost_per_thousand, minimum_cost_threshold
+from decisionpivot.data_file import read_yaml_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.score.certified import answer_fingerprints, check_gate_matches, read_gate_file
 from decisionpivot.score.pipeline import LoadedRuns, load_runs
@@ -51,14 +51,7 @@ def read_prices(path: Path | None, wrong: float | None, escalated: float | None)
     escalated:}}``) with the flags winning; both prices must be given one way or the other."""
     record: dict[str, Any] = {}
     if path is not None:
-        try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise DecisionPivotError(f"{path}: no such cost file") from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = f"line {mark.line + 1}: " if mark is not None else ""
-            raise DecisionPivotError(f"{path}: {line}not YAML ({getattr(exc, 'problem', exc)})") from None
+        loaded = read_yaml_file(path, "a cost file: wrong:, escalated: and optional families:")
         if not isinstance(loaded, dict):
             raise DecisionPivotError(f"{path}: expected a mapping with wrong: and escalated:")
         record = loaded

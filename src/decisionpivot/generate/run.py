@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.generate.common.seeding import group_rng
 from decisionpivot.generate.family import LEVELS, FamilyConfig, Group, GroupContractError, check_group
 from decisionpivot.generate.registry import families, family
 from decisionpivot.items import Item, atomic_write_bytes, items_bytes, make_folder, sha256_file
-from decisionpivot.json_file import read_json_file
 
 MANIFEST_NAME = "MANIFEST.json"
 

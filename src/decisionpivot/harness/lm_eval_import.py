@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.hf import INSTRUCTION, key_body, key_probabilities, plain_prompt
 from decisionpivot.evaluate.kinds import Record
@@ -38,7 +39,6 @@ from decisionpivot.harness.imported import ImportedSystem, ImportedTask, without
 from decisionpivot.harness.lm_eval_export import CHAT_GROUP, GROUP, family_of_task
 from decisionpivot.harness.release_items import ReleaseTask, ensure_release_items, item_sha256, release_tasks
 from decisionpivot.items import Item
-from decisionpivot.json_file import read_json_file
 
 READOUT = "hf/key-logits"
 """The ``hf`` kind's readout: softmax over whole option keys' log-likelihoods after the prompt."""

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.json_file import read_json_file
 from decisionpivot.monitor.exact import clopper_pearson, exceedance_p_value
 from decisionpivot.score.pipeline import load_runs
 

@@ -28,9 +28,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.items import atomic_write_bytes, iter_items, sha256_file
-from decisionpivot.json_file import read_json_file
 
 MANIFEST_NAME = "MANIFEST.json"
 DATASET_NAME = "DecisionPivot"

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.json_file import read_json_file
 from decisionpivot.report.html import Cell, Table, esc, notes, number, paragraph, section, text_cell
 
 DEPLOYMENT_FILES: dict[str, str] = {

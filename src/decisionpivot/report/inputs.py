@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.json_file import read_json_file
 from decisionpivot.report.deployment_pages import read_deployment
 from decisionpivot.score.answers import TaskAnswers, read_task_answers
 from decisionpivot.score.certified import answer_fingerprints, check_gate_matches

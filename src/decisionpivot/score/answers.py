@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.kinds import INPUT_RESTRICTION
-from decisionpivot.json_file import read_json_file
 from decisionpivot.score.layout import TaskLayout
 
 MIN_RECORD_SHARE = (99, 100)

@@ -19,8 +19,8 @@ from collections.abc import Container, Mapping
 from pathlib import Path
 from typing import Any
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.json_file import read_json_file
 from decisionpivot.score.answers import TaskAnswers
 
 GATE_DECISIONS = ("automate", "do not automate", "refused")

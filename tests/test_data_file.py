@@ -1,4 +1,5 @@
-"""Every way a JSON file can fail is one error naming the file, in the shared reader and in each reader using it."""
+"""Every way a JSON or YAML file can fail is one error naming the file, in the shared readers and in each reader
+using them."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from typing import Any
 
 import pytest
 
+from decisionpivot.audit.run import AuditLimits
+from decisionpivot.cost.run import read_prices
+from decisionpivot.data_file import read_json_file, read_yaml_file
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.gate.run import gate_params
 from decisionpivot.generate.run import read_manifest
 from decisionpivot.harness.lm_eval_import import read_json
-from decisionpivot.json_file import read_json_file
 from decisionpivot.monitor.run import read_certificate
 from decisionpivot.release.manifest import read_manifest_file
 from decisionpivot.report.deployment_pages import read_deployment
@@ -107,3 +111,49 @@ def test_every_reader_refuses_a_broken_file_in_one_line(tmp_path: Path, reader: 
     path.write_bytes(content)
     with pytest.raises(DecisionPivotError, match=f"^{path}{message}"):
         read(tmp_path, path)
+
+
+YAML_BROKEN: dict[str, tuple[bytes, str]] = {
+    "not YAML": (b"gate:\n  seeds: [1, 2\n",
+                 r":3: not valid YAML \(expected ',' or '\]', but got '<stream end>', column 1\)$"),
+    "not UTF-8": (b"gate: {seeds: [\xff]}\n", r": not valid UTF-8 \(byte 15: invalid start byte\)$"),
+    "a tab indent": (b"gate:\n\tseeds: [1]\n",
+                     r":2: not valid YAML \(found character '\\t' that cannot start any token, column 1\)$"),
+}
+
+
+def test_a_good_yaml_file_is_parsed_safely(tmp_path: Path) -> None:
+    path = tmp_path / "a.yaml"
+    path.write_text("gate: {seeds: [101, 102], delta: 0.05}\n", encoding="utf-8")
+    assert read_yaml_file(path, "a test file") == {"gate": {"seeds": [101, 102], "delta": 0.05}}
+    path.write_text("", encoding="utf-8")
+    assert read_yaml_file(path, "a test file") is None
+    path.write_text("x: !!python/object:os.system {}\n", encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match=rf"^{path}:1: not valid YAML \(could not determine a constructor"):
+        read_yaml_file(path, "a test file")
+
+
+YAML_READERS: dict[str, Callable[[Path], Any]] = {
+    "a cost file (dp cost --costs)": lambda path: read_prices(path, None, None),
+    "a params file's gate section (dp gate --params)": gate_params,
+    "a params file's audit section (dp audit --params)": AuditLimits.from_params,
+}
+
+
+@pytest.mark.parametrize("reader", sorted(YAML_READERS))
+@pytest.mark.parametrize("case", sorted(YAML_BROKEN))
+def test_every_yaml_reader_refuses_a_broken_file_in_one_line(tmp_path: Path, reader: str, case: str) -> None:
+    """The audit's params reader let every one of these out as a traceback; the cost file's did for non-UTF-8."""
+    path = tmp_path / "params.yaml"
+    content, message = YAML_BROKEN[case]
+    path.write_bytes(content)
+    with pytest.raises(DecisionPivotError, match=f"^(--params )?{path}{message}") as caught:
+        YAML_READERS[reader](path)
+    assert "\n" not in str(caught.value)
+
+
+def test_an_audit_section_that_is_no_mapping_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "params.yaml"
+    path.write_text("audit: [1, 2]\n", encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match="audit: section is a mapping of limits"):
+        AuditLimits.from_params(path)
