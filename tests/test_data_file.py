@@ -13,10 +13,12 @@ from decisionpivot.audit.run import AuditLimits
 from decisionpivot.cost.run import read_prices
 from decisionpivot.data_file import read_json_file, read_yaml_file
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.evaluate.systems import load_systems
 from decisionpivot.gate.run import gate_params
 from decisionpivot.generate.run import read_manifest
 from decisionpivot.harness.lm_eval_import import read_json
-from decisionpivot.monitor.run import read_certificate
+from decisionpivot.monitor.run import read_certificate, read_csv_sample
+from decisionpivot.recalibrate.apply import apply_to_csv
 from decisionpivot.release.manifest import read_manifest_file
 from decisionpivot.report.deployment_pages import read_deployment
 from decisionpivot.score.answers import AnswerFileError, check_items_hash
@@ -157,3 +159,25 @@ def test_an_audit_section_that_is_no_mapping_is_refused(tmp_path: Path) -> None:
     path.write_text("audit: [1, 2]\n", encoding="utf-8")
     with pytest.raises(DecisionPivotError, match="audit: section is a mapping of limits"):
         AuditLimits.from_params(path)
+
+
+TEXT_READERS: dict[str, Callable[[Path], Any]] = {
+    "a labelled sample (dp monitor --csv)": read_csv_sample,
+    "a CSV to recalibrate (dp recalibrate apply)": lambda path: apply_to_csv(None, path),  # type: ignore[arg-type]
+    "a systems file (dp evaluate --config)": load_systems,
+}
+
+
+@pytest.mark.parametrize("reader", sorted(TEXT_READERS))
+@pytest.mark.parametrize("case", ["not UTF-8", "a folder"])
+def test_every_text_reader_names_the_file_it_cannot_read(tmp_path: Path, reader: str, case: str) -> None:
+    """A non-UTF-8 CSV or systems file reached the command line's last-resort handler, which names no file."""
+    path = tmp_path / "input.txt"
+    if case == "a folder":
+        path.mkdir()
+        message = r": is a folder, expected a file \(.+\)$"
+    else:
+        path.write_bytes(b"confidence,correct\n0.5,\xff\n")
+        message = r": not valid UTF-8 \(byte 23: invalid start byte\)$"
+    with pytest.raises(DecisionPivotError, match=f"^{path}{message}"):
+        TEXT_READERS[reader](path)

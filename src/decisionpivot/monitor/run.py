@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from decisionpivot.data_file import read_json_file
+from decisionpivot.data_file import read_json_file, read_text_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.monitor.exact import clopper_pearson, exceedance_p_value
 from decisionpivot.score.pipeline import load_runs
@@ -119,10 +119,7 @@ def read_answers_sample(answers: Path, items: Path) -> list[Sample]:
 
 def read_csv_sample(path: Path) -> list[Sample]:
     """A CSV of ``confidence``, ``correct`` (0/1) and optionally ``family``; errors name the line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DecisionPivotError(f"{path}: no such CSV file") from None
+    text = read_text_file(path, "a CSV of confidence, correct and optionally family")
     reader = csv.DictReader(io.StringIO(text))
     fields = reader.fieldnames or []
     if "confidence" not in fields or "correct" not in fields:
