@@ -101,7 +101,7 @@ def test_manifest_that_is_not_utf8_or_a_folder(tmp_path: Path) -> None:
         read_manifest(tmp_path)
     (tmp_path / "MANIFEST.json").unlink()
     (tmp_path / "MANIFEST.json").mkdir()
-    with pytest.raises(DecisionPivotError, match="cannot read"):
+    with pytest.raises(DecisionPivotError, match="is a folder, expected a file"):
         read_manifest(tmp_path)
     (tmp_path / "MANIFEST.json").rmdir()
     (tmp_path / "MANIFEST.json").write_text("[1]")

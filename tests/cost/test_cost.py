@@ -78,3 +78,27 @@ def test_dp_cost_marks_the_certified_threshold(in_project: Path, project: Projec
     assert record["systems"]["uniform"]["pooled"]["minimum_threshold"] == "escalate all"
     svg = (in_project / "reports/cost/figures/cost-oracle.svg").read_text(encoding="utf-8")
     assert svg.startswith("<svg") and 'role="img"' in svg and "certified" in svg
+
+
+@pytest.mark.parametrize("change", ["answers", "items"])
+def test_dp_cost_refuses_a_gate_json_of_other_answers_or_items(in_project: Path, project: Project, change: str,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A cost at a threshold certified for another configuration (or other items) is no cost of these runs:
+    `dp cost --gate` refuses the stale gate.json as `dp score --gate` and `dp report` do, naming what changed."""
+    gate = json.loads((in_project / project.gate).read_text(encoding="utf-8"))
+    family = sorted(gate["release"]["families"])[0]
+    if change == "answers":
+        gate["systems"]["oracle"]["fingerprints"][family] = "f" * 64
+        expected = f"oracle {family}: gate.json was made from answers of configuration ffffffffffff"
+    else:
+        gate["release"]["families"][family] = "0" * 64
+        expected = f"checked on {family} items with SHA-256 {'0' * 64}"
+    stale = in_project / "stale-gate.json"
+    stale.write_text(json.dumps(gate), encoding="utf-8")
+    with pytest.raises(SystemExit) as exited:
+        main(["cost", "--items", str(project.items), "--cost-wrong", "50", "--cost-escalated", "2", "--gate",
+              str(stale), "--systems", "oracle,uniform", "--out", "reports/cost-stale"])
+    assert exited.value.code != 0
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"error: --gate {stale}: ") and expected in line
+    assert not (in_project / "reports/cost-stale").exists()

@@ -98,6 +98,40 @@ def test_merge_with_a_broken_meta_file_is_one_error(tmp_path: Path, items_dir: P
     assert stopped.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize("broken", ["not UTF-8", "a folder", "not JSON"])
+def test_a_resume_over_a_broken_meta_file_is_one_error_naming_it(tmp_path: Path, items_dir: Path,
+                                                                 broken: str) -> None:
+    """The meta file beside earlier answers, broken in any way, is one error that names it and says how to go
+    on (a folder or a non-UTF-8 file was a traceback)."""
+    runs = tmp_path / "runs"
+    evaluate_system(UNIFORM, items_dir, runs, limit=2, progress=False)
+    meta = runs / "uniform" / f"{FAMILY}.meta.json"
+    if broken == "a folder":
+        meta.unlink()
+        meta.mkdir()
+        expected = "is a folder, expected a file"
+    else:
+        meta.write_bytes(b'{"task": "\xff"}' if broken == "not UTF-8" else b"{not json")
+        expected = "not valid UTF-8 (byte 10" if broken == "not UTF-8" else ":1: not valid JSON"
+    with pytest.raises(AnswerFileError) as caught:
+        evaluate_system(UNIFORM, items_dir, runs, progress=False)
+    message = str(caught.value)
+    assert message.startswith(str(meta)) and expected in message
+    assert message.endswith("; start over with --restart (the old answers are kept as .bak)")
+
+
+def test_merge_names_a_missing_shard_meta_file(tmp_path: Path, items_dir: Path) -> None:
+    runs = tmp_path / "runs"
+    for i in range(2):
+        evaluate_system(UNIFORM, items_dir, runs, shard=Shard(i, 2), limit=4, progress=False)
+    [shard_meta, *_] = sorted((runs / "uniform" / "shards").glob("*.meta.json"))
+    shard_meta.unlink()
+    order = {FAMILY: [item.id for item in read_items(items_dir / f"{FAMILY}.jsonl")]}
+    with pytest.raises(AnswerFileError, match=rf"^{shard_meta}: not found \(without it, which items .* answers is "
+                                              r"unknown\)$"):
+        merge_shards(runs, "uniform", order)
+
+
 def test_shard_syntax_is_checked() -> None:
     assert Shard.parse("2/4") == Shard(2, 4)
     for bad in ("4/4", "a/b", "3", "-1/2"):

@@ -57,5 +57,5 @@ def test_a_site_without_deployment_files_has_no_page(tmp_path: Path) -> None:
     assert read_deployment(tmp_path) == {}
     (tmp_path / "cost").mkdir()
     (tmp_path / "cost" / "cost.json").write_text("{", encoding="utf-8")
-    with pytest.raises(DecisionPivotError, match=r"cost\.json: line 1"):
+    with pytest.raises(DecisionPivotError, match=r"cost\.json:1: not valid JSON"):
         read_deployment(tmp_path)

@@ -202,7 +202,7 @@ def test_a_missing_or_broken_meta_file_is_an_error(tmp_path: Path, layout: TaskL
     path = answer_file(tmp_path, layout, [])
     meta = path.with_name("policy_case.meta.json")
     meta.write_text("{not json")
-    with pytest.raises(AnswerFileError, match=r"policy_case\.meta\.json: not valid JSON"):
+    with pytest.raises(AnswerFileError, match=r"policy_case\.meta\.json:1: not valid JSON"):
         read_task_answers(path, layout, "sys")
     meta.write_text(json.dumps({"items": "x"}))
     with pytest.raises(AnswerFileError, match="no 'items_sha256' string"):

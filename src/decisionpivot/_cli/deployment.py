@@ -106,7 +106,8 @@ class CostVerb:
           costs: YAML cost file: `wrong: 50`, `escalated: 2`, optional `families: {policy_case: {wrong: 200}}`.
           cost_wrong: cost of one wrong automated decision (wins over the file).
           cost_escalated: cost of one escalated item (wins over the file).
-          gate: `dp gate`'s gate.json, for the certified thresholds (default: none).
+          gate: `dp gate`'s gate.json, for the certified thresholds (default: none); refused when made from
+            other answers or items.
           systems: comma-separated systems (default: every folder under runs).
           out: output folder.
         """

@@ -33,6 +33,7 @@ from tqdm import tqdm
 from decisionpivot.audit.probes import PROBES, gold_position, probe_table
 from decisionpivot.audit.terms import Tokens, hashed_rows
 from decisionpivot.audit.text import KINDS, load_text_resources, text_report
+from decisionpivot.data_file import read_yaml_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.frame.framings import STEERING
 from decisionpivot.items import Item, atomic_write_bytes, read_items, render_state
@@ -69,9 +70,10 @@ class AuditLimits:
     def from_params(cls, path: str | Path | None) -> AuditLimits:
         if path is None or not Path(path).exists():
             return cls()
-        import yaml
-
-        data = (yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}).get("audit") or {}
+        params = read_yaml_file(path, "a params file") or {}
+        if not isinstance(params, dict) or not isinstance(params.get("audit") or {}, dict):
+            raise DecisionPivotError(f"{path}: expected a mapping whose audit: section is a mapping of limits")
+        data = params.get("audit") or {}
         unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown:
             raise DecisionPivotError(f"{path}: unknown keys in section audit: {sorted(unknown)}")

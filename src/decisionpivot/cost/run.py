@@ -7,7 +7,6 @@ C(0.05)); the certified threshold comes from `dp gate`'s gate.json, certified on
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -15,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from decisionpivot.cost.curve import cost_curve, cost_per_thousand, minimum_cost_threshold
+from decisionpivot.data_file import read_yaml_file
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.score.pipeline import load_runs
+from decisionpivot.score.certified import answer_fingerprints, check_gate_matches, read_gate_file
+from decisionpivot.score.pipeline import LoadedRuns, load_runs
 
 POOLED = "pooled"
 """Entry of all the system's families together (one threshold for all; `dp gate`'s pooled entry)."""
@@ -51,14 +51,7 @@ def read_prices(path: Path | None, wrong: float | None, escalated: float | None)
     escalated:}}``) with the flags winning; both prices must be given one way or the other."""
     record: dict[str, Any] = {}
     if path is not None:
-        try:
-            loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise DecisionPivotError(f"{path}: no such cost file") from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = f"line {mark.line + 1}: " if mark is not None else ""
-            raise DecisionPivotError(f"{path}: {line}not YAML ({getattr(exc, 'problem', exc)})") from None
+        loaded = read_yaml_file(path, "a cost file: wrong:, escalated: and optional families:")
         if not isinstance(loaded, dict):
             raise DecisionPivotError(f"{path}: expected a mapping with wrong: and escalated:")
         record = loaded
@@ -84,22 +77,23 @@ def read_prices(path: Path | None, wrong: float | None, escalated: float | None)
     return prices
 
 
-def certified_thresholds(gate: Path | None) -> dict[tuple[str, str], float | None]:
-    """(system, family or ``pooled``) -> the threshold gate.json certifies (None: do not automate / refused)."""
+def certified_thresholds(gate: Path | None, loaded: LoadedRuns) -> dict[tuple[str, str], float | None]:
+    """(system, family or ``pooled``) -> the threshold gate.json certifies (None: do not automate / refused).
+
+    gate.json is read by its one validator and refused when it was checked on other items or made from other
+    answers than ``loaded`` (as `dp score --gate` and `dp report` refuse it): a cost at a threshold certified
+    for another configuration would be no cost of this one."""
     if gate is None:
         return {}
     try:
-        record = json.loads(gate.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DecisionPivotError(f"{gate}: no such gate.json (run `dp gate` first, or leave out --gate)") from None
-    except json.JSONDecodeError as exc:
-        raise DecisionPivotError(f"{gate}: line {exc.lineno}: not JSON ({exc.msg})") from None
-    systems = record.get("systems") if isinstance(record, dict) else None
-    if not isinstance(systems, dict):
-        raise DecisionPivotError(f"{gate}: no \"systems\" object (expected `dp gate`'s gate.json)")
+        record = read_gate_file(gate)
+    except DecisionPivotError as exc:
+        raise DecisionPivotError(f"--gate {exc}") from None
+    check_gate_matches(gate, record, {layout.task: layout.items_sha256 for layout in loaded.core},
+                       answer_fingerprints(loaded.answers))
     out: dict[tuple[str, str], float | None] = {}
-    for system, entry in systems.items():
-        for family, fam in (entry.get("families") or {}).items():
+    for system, entry in record["systems"].items():
+        for family, fam in entry.get("families", {}).items():
             out[(system, family)] = fam.get("threshold")
         out[(system, POOLED)] = (entry.get("pooled") or {}).get("threshold")
     return out
@@ -147,8 +141,8 @@ def cost_entry(system: str, family: str, confidence: np.ndarray, correct: np.nda
 def cost_runs(runs: Path, items: Path, prices: Prices, gate: Path | None,
               systems: Sequence[str] | None = None) -> list[CostEntry]:
     """Every system under ``runs`` (or those named), per family with scorable answers and pooled."""
-    certified = certified_thresholds(gate)
     loaded = load_runs(runs, items, None, systems, tasks=())
+    certified = certified_thresholds(gate, loaded)
     out = []
     for system in loaded.systems:
         pooled_confidence, pooled_correct = [], []

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from decisionpivot import __version__
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.items import atomic_write_bytes
 
@@ -341,11 +342,9 @@ class AnswerWriter:
             pass
         elif meta_path.exists():
             try:
-                old_meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            except (ValueError, UnicodeDecodeError):
-                raise AnswerFileError(
-                    f"{meta_path}: not valid JSON; start over with --restart (the old answers are kept as .bak)"
-                ) from None
+                old_meta = read_json_file(meta_path, "the meta file of these answers", AnswerFileError)
+            except AnswerFileError as exc:
+                raise AnswerFileError(f"{exc}; start over with --restart (the old answers are kept as .bak)") from None
             if not isinstance(old_meta, dict):
                 raise AnswerFileError(f"{meta_path}: not a JSON object; start over with --restart")
         elif path.exists() and path.stat().st_size:
@@ -532,14 +531,8 @@ def merge_shards(runs: Path, system: str, task_order: dict[str, list[str]]) -> l
         metas = []
         for shard_path in paths:
             shard_meta = shard_path.with_name(shard_path.name.removesuffix(".jsonl") + ".meta.json")
-            try:
-                metas.append(json.loads(shard_meta.read_text(encoding="utf-8")))
-            except FileNotFoundError:
-                raise AnswerFileError(
-                    f"{shard_meta}: missing; cannot tell which items {shard_path.name} answers"
-                ) from None
-            except (ValueError, UnicodeDecodeError):
-                raise AnswerFileError(f"{shard_meta}: not valid JSON") from None
+            metas.append(read_json_file(shard_meta, f"without it, which items {shard_path.name} answers is unknown",
+                                        AnswerFileError))
             if not isinstance(metas[-1], dict) or not isinstance(metas[-1].get("shard"), dict) \
                     or "items_sha256" not in metas[-1]:
                 raise AnswerFileError(f"{shard_meta}: not the meta file of a shard (no items_sha256 or shard)")
@@ -567,10 +560,10 @@ def _merge_task(task: str, paths: list[Path], metas: list[dict[str, Any]], hashe
     merged: dict[str, dict[str, Any]] = {r["id"]: r for r in read_answer_lines(main_path, repair=False)}
     if main_path.exists() and meta_path.exists():
         try:
-            main_meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError):
-            raise AnswerFileError(f"{meta_path}: not valid JSON; cannot tell which items {main_path.name} "
-                                  "answers (move both aside to merge the shards alone)") from None
+            main_meta = read_json_file(meta_path, f"the meta file of {main_path.name}", AnswerFileError)
+        except AnswerFileError as exc:
+            raise AnswerFileError(f"{exc}; cannot tell which items {main_path.name} answers (move both aside to "
+                                  "merge the shards alone)") from None
         if not isinstance(main_meta, dict) or main_meta.get("items_sha256") not in hashes:
             raise AnswerFileError(f"{main_path}: answers a different items file than its shards")
     for path in paths:

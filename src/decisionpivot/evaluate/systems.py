@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+from decisionpivot.data_file import read_text_file
 from decisionpivot.errors import DecisionPivotError, did_you_mean
 from decisionpivot.evaluate.kinds import SettingError, SystemConfig, kinds
 
@@ -149,7 +150,7 @@ def load_systems(config: str | Path | None = None) -> dict[str, SystemConfig]:
         path = Path(config)
         if not path.exists():
             raise SystemConfigError(f"{path}: no such systems file")
-        systems.update(_read_file(path.read_text(encoding="utf-8"), str(path)))
+        systems.update(_read_file(read_text_file(path, "a systems file", SystemConfigError), str(path)))
     return systems
 
 

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from decisionpivot.data_file import read_yaml_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.gate.calibration import (
     CalibrationDraw,
@@ -153,14 +154,10 @@ PARAMS_KEYS = {"seeds": list, "target_risk": float, "delta": float, "resamples":
 
 def gate_params(path: Path) -> dict[str, Any]:
     """The ``gate`` section of a params file (seeds, target_risk, delta, resamples), checked."""
-    import yaml
-
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except FileNotFoundError:
-        raise DecisionPivotError(f"--params {path}: no such file") from None
-    except yaml.YAMLError as exc:
-        raise DecisionPivotError(f"--params {path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+        data = read_yaml_file(path, "a params file with a gate: section") or {}
+    except DecisionPivotError as exc:
+        raise DecisionPivotError(f"--params {exc}") from None
     section = data.get("gate") if isinstance(data, dict) else None
     if not isinstance(section, dict):
         raise DecisionPivotError(f"--params {path}: no 'gate' section")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.generate.common.seeding import group_rng
 from decisionpivot.generate.family import LEVELS, FamilyConfig, Group, GroupContractError, check_group
@@ -116,14 +117,7 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     path = Path(folder) / MANIFEST_NAME
     if not path.exists():
         raise DecisionPivotError(f"{path}: no MANIFEST.json (run `dp generate` first)")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DecisionPivotError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    except UnicodeDecodeError as exc:
-        raise DecisionPivotError(f"{path}: not valid UTF-8 (byte {exc.start}: {exc.reason})") from None
-    except OSError as exc:
-        raise DecisionPivotError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    manifest = read_json_file(path, "the MANIFEST.json `dp generate` writes")
     if not isinstance(manifest, dict):
         raise DecisionPivotError(f"{path}: expected a JSON object, found {type(manifest).__name__}")
     return manifest

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from decisionpivot.data_file import read_json_file, read_text_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.hf import INSTRUCTION, key_body, key_probabilities, plain_prompt
 from decisionpivot.evaluate.kinds import Record
@@ -99,13 +100,7 @@ def samples_files(path: Path) -> list[SamplesFile]:
 
 
 def read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DecisionPivotError(f"{path}: missing (lm-eval writes it with --output_path; it names the model)") \
-            from None
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise DecisionPivotError(f"{path}: not valid JSON ({exc})") from None
+    return read_json_file(path, "lm-eval writes it with --output_path; it names the model")
 
 
 def model_args(value: Any) -> dict[str, Any]:
@@ -233,10 +228,7 @@ def read_samples(file: SamplesFile, task: ReleaseTask) -> list[Record]:
     items = {item.id: item for item in task.items}
     records: list[Record] = []
     seen: dict[str, int] = {}
-    try:
-        lines = file.path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError:
-        raise DecisionPivotError(f"{file.path}: not UTF-8") from None
+    lines = read_text_file(file.path, "a samples file lm-eval writes with --log_samples").splitlines()
     for number, line in enumerate(lines, start=1):
         where = f"{file.path}:{number}"
         try:

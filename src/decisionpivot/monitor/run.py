@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from decisionpivot.data_file import read_json_file, read_text_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.monitor.exact import clopper_pearson, exceedance_p_value
 from decisionpivot.score.pipeline import load_runs
@@ -51,12 +51,7 @@ class Certificate:
 
 def read_certificate(path: Path) -> Certificate:
     """Read a `dp gate` per-system certificate; a malformed one is an error naming the file."""
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DecisionPivotError(f"{path}: no such certificate (dp gate writes reports/gate/<system>.json)") from None
-    except json.JSONDecodeError as exc:
-        raise DecisionPivotError(f"{path}: line {exc.lineno}: not JSON ({exc.msg})") from None
+    record = read_json_file(path, "a certificate: dp gate writes reports/gate/<system>.json")
     families = record.get("families") if isinstance(record, dict) else None
     target = record.get("target_risk") if isinstance(record, dict) else None
     if not isinstance(families, dict) or not isinstance(target, int | float) or not 0 < target < 1:
@@ -124,10 +119,7 @@ def read_answers_sample(answers: Path, items: Path) -> list[Sample]:
 
 def read_csv_sample(path: Path) -> list[Sample]:
     """A CSV of ``confidence``, ``correct`` (0/1) and optionally ``family``; errors name the line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DecisionPivotError(f"{path}: no such CSV file") from None
+    text = read_text_file(path, "a CSV of confidence, correct and optionally family")
     reader = csv.DictReader(io.StringIO(text))
     fields = reader.fieldnames or []
     if "confidence" not in fields or "correct" not in fields:

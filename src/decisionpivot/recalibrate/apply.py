@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from decisionpivot.data_file import read_text_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.recalibrate.map_file import RecalibrationMap, recalibrated_confidence
 from decisionpivot.score.answers import read_task_answers
@@ -46,10 +47,7 @@ def apply_to_answers(mapping: RecalibrationMap, folder: Path, items: Path) -> st
 def apply_to_csv(mapping: RecalibrationMap, path: Path) -> str:
     """The CSV with a ``recalibrated_confidence`` column after its ``confidence`` column (a two-option
     ``options`` column of 2s lets temperature maps apply; isotonic maps need only the confidence)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DecisionPivotError(f"{path}: no such CSV file") from None
+    text = read_text_file(path, f"a CSV with a '{CONFIDENCE_COLUMN}' column")
     reader = csv.DictReader(io.StringIO(text))
     if reader.fieldnames is None or CONFIDENCE_COLUMN not in reader.fieldnames:
         raise DecisionPivotError(f"{path}: line 1: expected a header with a '{CONFIDENCE_COLUMN}' column")

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.items import atomic_write_bytes, iter_items, sha256_file
 
@@ -128,12 +129,7 @@ def release_files(folder: Path) -> list[str]:
 
 def read_manifest_file(path: Path) -> dict[str, Any]:
     """Read and minimally check a release manifest."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DecisionPivotError(f"{path}: no release manifest") from None
-    except json.JSONDecodeError as exc:
-        raise DecisionPivotError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    data = read_json_file(path, "a release manifest")
     if not isinstance(data, dict) or not isinstance(data.get("files"), dict) or "digest" not in data:
         raise DecisionPivotError(f"{path}: not a DecisionPivot release manifest (needs 'files' and 'digest')")
     return data

@@ -14,11 +14,11 @@ The numbers are the files' own (no figure is recomputed here).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.report.html import Cell, Table, esc, notes, number, paragraph, section, text_cell
 
@@ -39,10 +39,7 @@ def read_deployment(reports: Path) -> dict[str, Any]:
         path = reports / name
         if not path.is_file():
             continue
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise DecisionPivotError(f"{path}: line {exc.lineno}: not JSON ({exc.msg})") from None
+        record = read_json_file(path, "a report of the deployment verbs")
         if not isinstance(record, dict):
             raise DecisionPivotError(f"{path}: expected a JSON object")
         found[part] = record

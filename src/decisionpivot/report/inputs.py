@@ -12,17 +12,17 @@ naming the file.
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.report.deployment_pages import read_deployment
 from decisionpivot.score.answers import TaskAnswers, read_task_answers
-from decisionpivot.score.certified import answer_fingerprint, check_gate_matches
+from decisionpivot.score.certified import answer_fingerprints, check_gate_matches
 from decisionpivot.score.layout import TaskLayout, read_layout
 from decisionpivot.score.results import CORE, UNIFORM_GUESS
 
@@ -146,21 +146,6 @@ class ReportInputs:
         return {}
 
 
-def _read_json(path: Path, what: str) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DecisionPivotError(f"{path}: not found ({what})") from None
-    except IsADirectoryError:
-        raise DecisionPivotError(f"{path}: is a folder, expected {what}") from None
-    except json.JSONDecodeError as exc:
-        raise DecisionPivotError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})") from None
-    except UnicodeDecodeError as exc:
-        raise DecisionPivotError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    except OSError as exc:
-        raise DecisionPivotError(f"{path}: cannot read ({exc.strerror or exc})") from None
-
-
 def _number(value: Any, where: str, name: str) -> float | None:
     if value is None:
         return None
@@ -171,7 +156,7 @@ def _number(value: Any, where: str, name: str) -> float | None:
 
 def read_scores(path: Path) -> dict[Key, Score]:
     """``scores.json``: a list of flat records (see decisionpivot.score.report)."""
-    records = _read_json(path, "the scores `dp score` writes")
+    records = read_json_file(path, "the scores `dp score` writes")
     if not isinstance(records, list):
         raise DecisionPivotError(f"{path}: expected a JSON list of score records, found {type(records).__name__}")
     scores: dict[Key, Score] = {}
@@ -194,7 +179,7 @@ def read_scores(path: Path) -> dict[Key, Score]:
 
 
 def read_scoring(path: Path) -> dict[str, Any]:
-    scoring = _read_json(path, "the scoring metadata `dp score` writes")
+    scoring = read_json_file(path, "the scoring metadata `dp score` writes")
     if not isinstance(scoring, dict):
         raise DecisionPivotError(f"{path}: expected a JSON object, found {type(scoring).__name__}")
     for key, kind in (("systems", list), ("core_tasks", list), ("reference_tasks", list), ("exclusions", list)):
@@ -239,7 +224,7 @@ def read_gate(path: Path) -> dict[str, Any]:
 
 
 def read_stability(path: Path) -> Stability:
-    record = _read_json(path, "the figures `dp stability` writes")
+    record = read_json_file(path, "the figures `dp stability` writes")
     if not isinstance(record, dict) or not isinstance(record.get("changes"), list) or "rho" not in record:
         raise DecisionPivotError(f"{path}: expected a `dp stability` result (an object with 'rho' and 'changes')")
     return Stability(path, record)
@@ -298,19 +283,11 @@ def _read_answers(runs: Path, systems: Iterable[str], layouts: Sequence[TaskLayo
     return answers
 
 
-def _answer_fingerprints(answers: Mapping[tuple[str, str], TaskAnswers]) -> dict[str, dict[str, str | None]]:
-    """System -> family -> the configuration fingerprint its answer file's meta records (what `dp gate` kept)."""
-    prints: dict[str, dict[str, str | None]] = {}
-    for (system, task), task_answers in sorted(answers.items()):
-        prints.setdefault(system, {})[task] = answer_fingerprint(task_answers.meta)
-    return prints
-
-
 def _manifest(items: Path) -> dict[str, Any] | None:
     path = items / "MANIFEST.json"
     if not path.exists():
         return None
-    manifest = _read_json(path, "the items manifest")
+    manifest = read_json_file(path, "the items manifest")
     return manifest if isinstance(manifest, dict) else None
 
 
@@ -346,7 +323,7 @@ def read_inputs(reports: str | Path = "reports", items: str | Path | None = None
         sources["gate"] = str(gate_path)
         gate_record = read_gate(gate_path)
         check_gate_matches(gate_path, gate_record, {layout.task: layout.items_sha256 for layout in layouts},
-                           _answer_fingerprints(answers))
+                           answer_fingerprints(answers))
     return ReportInputs(
         reports=reports,
         scores=scores,

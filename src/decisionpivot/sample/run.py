@@ -31,6 +31,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from decisionpivot.data_file import read_text_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.answers import AnswerWriter, answer_paths, now
 from decisionpivot.evaluate.chat import ChatWire, completion_message, content_text
@@ -83,7 +84,8 @@ def read_questions(source: Path, task: str) -> list[str]:
     if not path.is_file():
         raise DecisionPivotError(f"{path}: no such file (the official question file of {task})")
     questions = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text_file(path, f"the official question file of {task}").splitlines(),
+                                  start=1):
         if not line.strip():
             continue
         try:

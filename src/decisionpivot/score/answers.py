@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.kinds import INPUT_RESTRICTION
 from decisionpivot.score.layout import TaskLayout
@@ -185,10 +186,7 @@ def check_items_hash(answer_path: Path, layout: TaskLayout) -> dict[str, Any]:
     path = meta_path(answer_path)
     if not path.exists():
         raise AnswerFileError(f"{path}: missing (it records the SHA-256 of the items file answered)")
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise AnswerFileError(f"{path}: not valid JSON ({exc})") from None
+    meta = read_json_file(path, "the meta file `dp evaluate` writes beside the answers", AnswerFileError)
     found = meta.get("items_sha256") if isinstance(meta, dict) else None
     if not isinstance(found, str):
         raise AnswerFileError(f"{path}: no 'items_sha256' string")

@@ -14,13 +14,14 @@ confidences the thresholds hold on (not the system's own).
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from pathlib import Path
 from typing import Any
 
+from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.score.answers import TaskAnswers
 
 GATE_DECISIONS = ("automate", "do not automate", "refused")
 """The decisions of a gate entry (`dp gate` writes these words)."""
@@ -64,18 +65,7 @@ def _check_entry(entry: Any, where: str) -> None:
 def read_gate_file(path: str | Path) -> dict[str, Any]:
     """``gate.json`` of `dp gate`, checked against its contract; errors name the file and the key."""
     path = Path(path)
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DecisionPivotError(f"{path}: not found (run `dp gate` first)") from None
-    except IsADirectoryError:
-        raise DecisionPivotError(f"{path}: is a folder, expected the gate.json `dp gate` writes") from None
-    except json.JSONDecodeError as exc:
-        raise DecisionPivotError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})") from None
-    except UnicodeDecodeError as exc:
-        raise DecisionPivotError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    except OSError as exc:
-        raise DecisionPivotError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    record = read_json_file(path, "the gate.json `dp gate` writes: run `dp gate` first")
     systems = record.get("systems") if isinstance(record, dict) else None
     release = record.get("release") if isinstance(record, dict) else None
     if not isinstance(systems, dict) or not isinstance(release, dict) or not isinstance(release.get("families"), dict):
@@ -108,6 +98,17 @@ def answer_fingerprint(meta: Mapping[str, Any]) -> str | None:
     write it: SHA-256 of the settings that change answers), or None."""
     value = meta.get("fingerprint")
     return value if isinstance(value, str) and value else None
+
+
+def answer_fingerprints(answers: Mapping[tuple[str, str], TaskAnswers],
+                        families: Container[str] | None = None) -> dict[str, dict[str, str | None]]:
+    """System -> family -> the configuration fingerprint its answer file's meta records (what `dp gate` kept), for
+    the (system, family) answer files in ``answers`` whose family is in ``families`` (default: every one)."""
+    prints: dict[str, dict[str, str | None]] = {}
+    for (system, family), task_answers in sorted(answers.items()):
+        if families is None or family in families:
+            prints.setdefault(system, {})[family] = answer_fingerprint(task_answers.meta)
+    return prints
 
 
 def check_fingerprints(path: Path, record: Mapping[str, Any],

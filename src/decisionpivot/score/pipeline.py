@@ -26,7 +26,7 @@ from decisionpivot.score.answers import (
     summarise,
 )
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, Difference, paired_difference
-from decisionpivot.score.certified import answer_fingerprint
+from decisionpivot.score.certified import answer_fingerprints
 from decisionpivot.score.core import CORE_METRICS, score_core
 from decisionpivot.score.layout import TaskLayout, read_layout
 from decisionpivot.score.reference import SCORE, ReferenceTask, reference_tasks, score_reference
@@ -167,16 +167,6 @@ def load_runs(
     )
 
 
-def _fingerprints(loaded: LoadedRuns) -> dict[str, dict[str, str | None]]:
-    """System -> core family -> configuration fingerprint its answer file's meta records (what `dp gate` checked)."""
-    core = {layout.task for layout in loaded.core}
-    prints: dict[str, dict[str, str | None]] = {}
-    for (system, task), answers in sorted({**loaded.short, **loaded.answers}.items()):
-        if task in core:
-            prints.setdefault(system, {})[task] = answer_fingerprint(answers.meta)
-    return prints
-
-
 def score_loaded(
     loaded: LoadedRuns, resamples: int = DEFAULT_RESAMPLES, seed: int = BOOTSTRAP_SEED, jobs: int = 1,
     runs: Path | None = None, partial: bool = False, gate: Path | None = None,
@@ -194,7 +184,8 @@ def score_loaded(
     if resamples < 2:
         raise DecisionPivotError(f"resamples must be at least 2, got {resamples}")
     certified, certified_note = (None, "") if gate is None else read_certified(
-        gate, {layout.task: layout.items_sha256 for layout in loaded.core}, _fingerprints(loaded))
+        gate, {layout.task: layout.items_sha256 for layout in loaded.core},
+        answer_fingerprints({**loaded.short, **loaded.answers}, {layout.task for layout in loaded.core}))
     estimates = score_core(loaded.core, loaded.answers, loaded.systems, resamples, seed, jobs=jobs)
     cards = [card for card, _ in loaded.reference]
     estimates += score_reference(
