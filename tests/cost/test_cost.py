@@ -80,19 +80,23 @@ def test_dp_cost_marks_the_certified_threshold(in_project: Path, project: Projec
     assert svg.startswith("<svg") and 'role="img"' in svg and "certified" in svg
 
 
-@pytest.mark.parametrize("change", ["answers", "items"])
+@pytest.mark.parametrize("change", ["answers", "items", "recalibrated"])
 def test_dp_cost_refuses_a_gate_json_of_other_answers_or_items(in_project: Path, project: Project, change: str,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
-    """A cost at a threshold certified for another configuration (or other items) is no cost of these runs:
-    `dp cost --gate` refuses the stale gate.json as `dp score --gate` and `dp report` do, naming what changed."""
+    """A cost at a threshold certified for another configuration (or other items, or on recalibrated confidences)
+    is no cost of these runs: `dp cost --gate` refuses such a gate.json as `dp score --gate` and `dp report` refuse
+    a stale one, naming what differs."""
     gate = json.loads((in_project / project.gate).read_text(encoding="utf-8"))
     family = sorted(gate["release"]["families"])[0]
     if change == "answers":
         gate["systems"]["oracle"]["fingerprints"][family] = "f" * 64
         expected = f"oracle {family}: gate.json was made from answers of configuration ffffffffffff"
-    else:
+    elif change == "items":
         gate["release"]["families"][family] = "0" * 64
         expected = f"checked on {family} items with SHA-256 {'0' * 64}"
+    else:  # thresholds on recalibrated confidences would be applied to the system's own
+        gate["systems"]["oracle"]["recalibration"] = {"sha256": "a" * 64}
+        expected = "oracle certified on confidences recalibrated by a `dp recalibrate` map"
     stale = in_project / "stale-gate.json"
     stale.write_text(json.dumps(gate), encoding="utf-8")
     with pytest.raises(SystemExit) as exited:

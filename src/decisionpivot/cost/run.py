@@ -91,6 +91,13 @@ def certified_thresholds(gate: Path | None, loaded: LoadedRuns) -> dict[tuple[st
         raise DecisionPivotError(f"--gate {exc}") from None
     check_gate_matches(gate, record, {layout.task: layout.items_sha256 for layout in loaded.core},
                        answer_fingerprints(loaded.answers))
+    recalibrated = sorted(system for system, entry in record["systems"].items()
+                          if system in loaded.systems and entry.get("recalibration") is not None)
+    if recalibrated:
+        raise DecisionPivotError(
+            f"--gate {gate}: {', '.join(recalibrated)} certified on confidences recalibrated by a `dp recalibrate` "
+            "map; dp cost reads the systems' own confidences, which those thresholds do not hold on: give the "
+            "gate.json of `dp gate` without --recalibration, or leave those systems out (--systems)")
     out: dict[tuple[str, str], float | None] = {}
     for system, entry in record["systems"].items():
         for family, fam in entry.get("families", {}).items():
