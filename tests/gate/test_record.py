@@ -13,8 +13,7 @@ import pytest
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.gate.run import GateSettings, gate_runs
-from decisionpivot.report.inputs import read_gate
-from decisionpivot.score.certified import read_certified, read_gate_file
+from decisionpivot.score.certified import read_certified, read_gate_file, read_gate_for
 from tests.gate.conftest import SEEDS, Project
 
 
@@ -37,19 +36,21 @@ def record(project: Project) -> dict[str, Any]:
     (lambda r: r["systems"]["oracle"].update(fingerprints=["x"]),
      "systems.oracle.fingerprints: expected an object of family -> fingerprint or null"),
 ])
-def test_dp_score_and_dp_report_refuse_the_same_files_the_same_way(
+def test_dp_score_report_and_cost_refuse_the_same_files_the_same_way(
     record: dict[str, Any], tmp_path: Path, break_it: Callable[[dict[str, Any]], object], needle: str,
 ) -> None:
     broken = json.loads(json.dumps(record))
     break_it(broken)
     path = tmp_path / "gate.json"
     path.write_text(json.dumps(broken))
-    with pytest.raises(DecisionPivotError) as by_report:
-        read_gate(path)
+    with pytest.raises(DecisionPivotError) as by_validator:
+        read_gate_file(path)
+    with pytest.raises(DecisionPivotError) as by_report_and_cost:
+        read_gate_for(path, {}, {})
     with pytest.raises(DecisionPivotError) as by_score:
         read_certified(path, {})
-    assert needle in str(by_report.value)
-    assert str(by_score.value) == f"--gate {by_report.value}"
+    assert needle in str(by_validator.value)
+    assert str(by_score.value) == str(by_report_and_cost.value) == f"--gate {by_validator.value}"
 
 
 def test_the_written_gate_json_passes_its_validator(record: dict[str, Any], tmp_path: Path) -> None:

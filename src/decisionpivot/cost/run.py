@@ -18,7 +18,7 @@ import numpy as np
 from decisionpivot.cost.curve import cost_curve, cost_per_thousand, minimum_cost_threshold
 from decisionpivot.data_file import read_yaml_file
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.score.certified import answer_fingerprints, check_gate_matches, read_gate_file
+from decisionpivot.score.certified import answer_fingerprints, read_gate_for
 from decisionpivot.score.pipeline import LoadedRuns, load_runs
 
 POOLED = "pooled"
@@ -80,17 +80,13 @@ def read_prices(path: Path | None, wrong: float | None, escalated: float | None)
 def certified_thresholds(gate: Path | None, loaded: LoadedRuns) -> dict[tuple[str, str], float | None]:
     """(system, family or ``pooled``) -> the threshold gate.json certifies (None: do not automate / refused).
 
-    gate.json is read by its one validator and refused when it was checked on other items or made from other
-    answers than ``loaded`` (as `dp score --gate` and `dp report` refuse it): a cost at a threshold certified
-    for another configuration would be no cost of this one."""
+    gate.json is refused when it was checked on other items or made from other answers than ``loaded``
+    (:func:`~decisionpivot.score.certified.read_gate_for`) or certified on recalibrated confidences: a cost at a
+    threshold certified for other confidences would be no cost of these."""
     if gate is None:
         return {}
-    try:
-        record = read_gate_file(gate)
-    except DecisionPivotError as exc:
-        raise DecisionPivotError(f"--gate {exc}") from None
-    check_gate_matches(gate, record, {layout.task: layout.items_sha256 for layout in loaded.core},
-                       answer_fingerprints(loaded.answers))
+    record = read_gate_for(gate, {layout.task: layout.items_sha256 for layout in loaded.core},
+                           answer_fingerprints(loaded.answers))
     recalibrated = sorted(system for system, entry in record["systems"].items()
                           if system in loaded.systems and entry.get("recalibration") is not None)
     if recalibrated:

@@ -22,7 +22,7 @@ from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.report.deployment_pages import read_deployment
 from decisionpivot.score.answers import TaskAnswers, read_task_answers
-from decisionpivot.score.certified import answer_fingerprints, check_gate_matches
+from decisionpivot.score.certified import answer_fingerprints, read_gate_for
 from decisionpivot.score.layout import TaskLayout, read_layout
 from decisionpivot.score.results import CORE, UNIFORM_GUESS
 
@@ -216,13 +216,6 @@ def read_partial(path: Path) -> tuple[dict[str, Any], ...]:
     return tuple(parsed)
 
 
-def read_gate(path: Path) -> dict[str, Any]:
-    """``gate.json`` (``dp gate``), checked by its one validator (score.certified.read_gate_file)."""
-    from decisionpivot.score.certified import read_gate_file
-
-    return read_gate_file(path)
-
-
 def read_stability(path: Path) -> Stability:
     record = read_json_file(path, "the figures `dp stability` writes")
     if not isinstance(record, dict) or not isinstance(record.get("changes"), list) or "rho" not in record:
@@ -321,9 +314,8 @@ def read_inputs(reports: str | Path = "reports", items: str | Path | None = None
     gate_record = None
     if gate_path is not None:
         sources["gate"] = str(gate_path)
-        gate_record = read_gate(gate_path)
-        check_gate_matches(gate_path, gate_record, {layout.task: layout.items_sha256 for layout in layouts},
-                           answer_fingerprints(answers))
+        gate_record = read_gate_for(gate_path, {layout.task: layout.items_sha256 for layout in layouts},
+                                    answer_fingerprints(answers))
     return ReportInputs(
         reports=reports,
         scores=scores,

@@ -1,15 +1,15 @@
 """``gate.json`` as `dp gate` writes it, read and checked in one place, and the leaderboard's "Cert. cov." column.
 
-:func:`read_gate_file` is the one validator of the file (the leaderboard and `dp report` both read it through
-it): decisions, fractions in [0, 1], the release items it was checked on and the configuration fingerprints
-of the release answers. `dp score --gate reports/gate.json` puts each system's ``certified_coverage_macro``
-(the release coverage at thresholds certified on fresh draws, averaged over families, 0 where nothing is
-certified) beside the retrospective C(0.05). The file must have been made from the runs being scored: a
-family whose release SHA-256 in gate.json differs from the scored items file, or whose answers' fingerprint
-differs from the one gate.json recorded (a re-run after `dp gate`: the thresholds were checked on other
-answers), is an error. A system certified on recalibrated confidences (`dp gate --recalibration`) records its
-map's SHA-256 (``systems.<system>.recalibration``); the footnote names those systems and their maps, whose
-confidences the thresholds hold on (not the system's own).
+:func:`read_gate_file` is the one validator of the file (the leaderboard, `dp report` and `dp cost` read it through
+:func:`read_gate_for`, which also checks it against their items and answers): decisions, fractions in [0, 1], the
+release items it was checked on and the configuration fingerprints of the release answers. `dp score --gate
+reports/gate.json` puts each system's ``certified_coverage_macro`` (the release coverage at thresholds certified on
+fresh draws, averaged over families, 0 where nothing is certified) beside the retrospective C(0.05). The file must
+have been made from the runs being scored: a family whose release SHA-256 in gate.json differs from the scored
+items file, or whose answers' fingerprint differs from the one gate.json recorded (a re-run after `dp gate`: the
+thresholds were checked on other answers), is an error. A system certified on recalibrated confidences (`dp gate
+--recalibration`) records its map's SHA-256 (``systems.<system>.recalibration``); the footnote names those systems
+and their maps, whose confidences the thresholds hold on (not the system's own).
 """
 
 from __future__ import annotations
@@ -135,13 +135,20 @@ def check_fingerprints(path: Path, record: Mapping[str, Any],
                 )
 
 
-def check_gate_matches(path: Path, record: Mapping[str, Any], families: Mapping[str, str],
-                       fingerprints: Mapping[str, Mapping[str, str | None]]) -> None:
-    """Refuse a gate.json checked on other items or made from other answers than the ones at hand.
+def read_gate_for(path: str | Path, families: Mapping[str, str],
+                  fingerprints: Mapping[str, Mapping[str, str | None]]) -> dict[str, Any]:
+    """gate.json read by :func:`read_gate_file` and refused when it was checked on other items or made from other
+    answers than the ones at hand; every error starts with ``--gate`` (the flag of each verb that reads it).
 
-    ``families``: family -> SHA-256 of its items file; ``fingerprints``: see :func:`check_fingerprints`. Both
-    `dp score --gate` and `dp report` check this: a certificate is shown only next to what it certifies.
+    ``families``: family -> SHA-256 of its items file; ``fingerprints``: see :func:`check_fingerprints`.
+    `dp score --gate`, `dp report` and `dp cost --gate` read it so: a certificate is used only with what it
+    certifies.
     """
+    path = Path(path)
+    try:
+        record = read_gate_file(path)
+    except DecisionPivotError as exc:
+        raise DecisionPivotError(f"--gate {exc}") from None
     for family, sha256 in sorted(families.items()):
         checked = record["release"]["families"].get(family)
         if checked is not None and checked != sha256:
@@ -150,6 +157,7 @@ def check_gate_matches(path: Path, record: Mapping[str, Any], families: Mapping[
                 f"{sha256}; run `dp gate` on these items"
             )
     check_fingerprints(path, record, fingerprints)
+    return record
 
 
 def read_certified(path: str | Path, scored_families: Mapping[str, str],
@@ -160,12 +168,7 @@ def read_certified(path: str | Path, scored_families: Mapping[str, str],
     ``scored_families`` maps each scored family to the SHA-256 of its items file; ``scored_fingerprints``
     each scored system's families to their answers' fingerprints (see :func:`check_fingerprints`).
     """
-    path = Path(path)
-    try:
-        record = read_gate_file(path)
-    except DecisionPivotError as exc:
-        raise DecisionPivotError(f"--gate {exc}") from None
-    check_gate_matches(path, record, scored_families, scored_fingerprints or {})
+    record = read_gate_for(path, scored_families, scored_fingerprints or {})
     certified = {system: entry.get("certified_coverage_macro") for system, entry in sorted(record["systems"].items())}
     maps = [f"{system} (map {entry['recalibration']['sha256'][:12]})"
             for system, entry in sorted(record["systems"].items()) if entry.get("recalibration") is not None]
