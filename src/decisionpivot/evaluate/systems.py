@@ -16,7 +16,9 @@ wrong type are errors naming the file, the system and the key, so typos do not p
 
 from __future__ import annotations
 
+import fnmatch
 import re
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -208,6 +210,27 @@ def system_from_spec(text: str) -> SystemConfig:
         tail = re.sub(r"[^A-Za-z0-9._+-]+", "-", model.rstrip("/").rsplit("/", 1)[-1]).strip("-.") or "model"
         name = f"{kind}.{tail}"[:128]
     return _declare(name, raw, source)
+
+
+def expand_systems(names: Sequence[str], config: str | Path | None = None) -> list[str]:
+    """The systems ``names`` stand for, in order, each once: a name or one-line spec as it is, a pattern
+    (``heuristic.*``, with ``*``, ``?`` or ``[...]``) as every declared name it matches, sorted. A pattern
+    that matches nothing is an error naming it."""
+    declared: dict[str, SystemConfig] | None = None
+    chosen: list[str] = []
+    for name in names:
+        if is_system_spec(name) or not any(c in name for c in "*?["):
+            matched = [name]
+        else:
+            declared = load_systems(config) if declared is None else declared
+            matched = sorted(n for n in declared if fnmatch.fnmatchcase(n, name))
+            if not matched:
+                raise SystemConfigError(f"no system matches {name!r}; `dp systems` lists them all"
+                                        + (f" (with {config})" if config is not None else ""))
+        chosen.extend(n for n in matched if n not in chosen)
+    if not chosen:
+        raise SystemConfigError("--systems names no system")
+    return chosen
 
 
 def get_system(name: str, config: str | Path | None = None) -> SystemConfig:
