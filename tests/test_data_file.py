@@ -157,7 +157,7 @@ def test_every_yaml_reader_refuses_a_broken_file_in_one_line(tmp_path: Path, rea
 def test_an_audit_section_that_is_no_mapping_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "params.yaml"
     path.write_text("audit: [1, 2]\n", encoding="utf-8")
-    with pytest.raises(DecisionPivotError, match="audit: section is a mapping of limits"):
+    with pytest.raises(DecisionPivotError, match=r":1: audit: expected the audit: section: .*, got \[1, 2\]$"):
         AuditLimits.from_params(path)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from decisionpivot.audit.run import AuditLimits, audit_family
+from decisionpivot.errors import DecisionPivotError
 from decisionpivot.items import Item, Option
 
 OPTIONS = (Option("yes", "y"), Option("no", "n"))
@@ -87,7 +88,8 @@ def test_heuristic_limits_and_hygiene() -> None:
 def test_unknown_params_key_is_an_error(tmp_path: Path) -> None:
     params = tmp_path / "params.yaml"
     params.write_text("audit:\n  probe_margins: 0.1\n")
-    with pytest.raises(Exception, match="unknown keys in section audit"):
+    with pytest.raises(DecisionPivotError,
+                       match=r":2: unknown key 'probe_margins' in audit \(did you mean probe_margin\?\)"):
         AuditLimits.from_params(params)
 
 

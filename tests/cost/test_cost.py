@@ -54,7 +54,7 @@ def test_prices_from_file_and_flags(tmp_path: Path) -> None:
     # a family inherits the prices it does not set
     assert (prices.wrong, prices.escalated, prices.of("policy_case"), prices.of("x")) == (40, 3, (200, 3), (40, 3))
     costs.write_text("wrong: -1\nescalated: 2\n", encoding="utf-8")
-    with pytest.raises(DecisionPivotError, match="wrong: expected a cost >= 0"):
+    with pytest.raises(DecisionPivotError, match=r"costs.yaml:1: wrong: expected a cost per decision from 0 to 1e12"):
         read_prices(costs, None, None)
     costs.write_text("wrong: 1\nescalate: 2\n", encoding="utf-8")
     with pytest.raises(DecisionPivotError, match="unknown key"):
