@@ -4,6 +4,7 @@ system and fails for one whose answers broke after certification."""
 from __future__ import annotations
 
 import json
+import shutil
 from math import comb
 from pathlib import Path
 
@@ -60,14 +61,41 @@ def test_certified_system_holds_on_traffic(in_project: Path, project: Project) -
     assert not record["exceeded"] and record["families"]["policy_case"]["automated"] > 0
 
 
-def test_broken_answers_exceed_the_certificate(in_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The degraded system answers policy_case wrong at the oracle's confidence: the oracle's thresholds fail."""
+def _as_certified(project_root: Path, system: str, to: Path) -> Path:
+    """``system``'s traffic answers with the oracle's configuration fingerprint in their metas: the certified
+    configuration whose answers changed behind it (a provider swapping the weights behind one model name)."""
+    certified = {p.name: json.loads(p.read_text(encoding="utf-8"))["fingerprint"]
+                 for p in (project_root / "runs-traffic/oracle").glob("*.meta.json")}
+    folder = to / "oracle"
+    shutil.copytree(project_root / "runs-traffic" / system, folder)
+    for meta in folder.glob("*.meta.json"):
+        record = json.loads(meta.read_text(encoding="utf-8"))
+        meta.write_text(json.dumps({**record, "fingerprint": certified[meta.name]}), encoding="utf-8")
+    return folder
+
+
+def test_broken_answers_exceed_the_certificate(in_project: Path, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The certified configuration's policy_case answers broke after certification (the degraded system's answers,
+    wrong at the oracle's confidence, under the oracle's fingerprint): the oracle's thresholds fail."""
+    broken = _as_certified(in_project, "degraded", tmp_path)
     with pytest.raises(SystemExit) as stop:
-        main(["monitor", "reports/gate/oracle.json", "--answers", "runs-traffic/degraded", "--items",
-              "datasets/fresh/seed-102"])
+        main(["monitor", "reports/gate/oracle.json", "--answers", str(broken), "--items", "datasets/fresh/seed-102"])
     assert stop.value.code == 1
     out = capsys.readouterr().out
     assert "**Exceeded**" in out and "policy_case" in out.split("**Exceeded**")[1].splitlines()[0]
+
+
+def test_answers_of_another_configuration_are_refused(in_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The oracle's certificate on another system's answers: its thresholds were certified for the oracle's
+    configuration only (`dp monitor` applied them, and its verdict was about the wrong system)."""
+    with pytest.raises(SystemExit) as stop:
+        main(["monitor", "reports/gate/oracle.json", "--answers", "runs-traffic/overconfident", "--items",
+              "datasets/fresh/seed-102"])
+    assert stop.value.code == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert "runs-traffic/overconfident: fact_answerable answers of configuration" in line
+    assert "reports/gate/oracle.json certified configuration" in line
 
 
 def test_csv_sample_and_errors(in_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -78,8 +106,8 @@ def test_csv_sample_and_errors(in_project: Path, tmp_path: Path, capsys: pytest.
     sample.write_text("confidence,correct\n0.99,yes\n", encoding="utf-8")
     with pytest.raises(SystemExit) as stop:
         main(["monitor", "reports/gate/oracle.json", "--csv", str(sample)])
-    assert stop.value.code == 2 and "line 2: correct 'yes' is not 0 or 1" in capsys.readouterr().err
+    assert stop.value.code == 2 and "traffic.csv:2: correct: expected 1 or 0, got 'yes'" in capsys.readouterr().err
     sample.write_text("confidence,correct,family\n0.99,1,nonesuch\n", encoding="utf-8")
     with pytest.raises(SystemExit):
         main(["monitor", "reports/gate/oracle.json", "--csv", str(sample)])
-    assert "not in the certificate" in capsys.readouterr().err
+    assert "traffic.csv:2: family: unknown family 'nonesuch'" in capsys.readouterr().err
