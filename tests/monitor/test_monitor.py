@@ -111,3 +111,63 @@ def test_csv_sample_and_errors(in_project: Path, tmp_path: Path, capsys: pytest.
     with pytest.raises(SystemExit):
         main(["monitor", "reports/gate/oracle.json", "--csv", str(sample)])
     assert "traffic.csv:2: family: unknown family 'nonesuch'" in capsys.readouterr().err
+
+
+def test_a_row_given_twice_is_refused(in_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's note: dp monitor counted duplicated `id` rows twice (two errors where one item was wrong)."""
+    sample = tmp_path / "traffic.csv"
+    rows = "".join(f"q{i},0.999,1,fact_answerable\n" for i in range(30))
+    sample.write_text("id,confidence,correct,family\n" + rows + "q7,0.999,0,fact_answerable\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as stop:
+        main(["monitor", "reports/gate/oracle.json", "--csv", str(sample)])
+    assert stop.value.code == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line == f"error: {sample}:32: id 'q7' given twice (first on line 9): each row must be another item"
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("confidence,correct\nnan,1\n", ":2: confidence: expected a probability from 0 to 1, got 'nan'"),
+    ("confidence,correct\n1.5,1\n", ":2: confidence: expected a probability from 0 to 1, got '1.5'"),
+    ("confidence,correct,familly\n0.9,1,policy_case\n", ":1: unknown column 'familly' (did you mean family?)"),
+    ("confidence,correct\n0.9,1,extra\n", ":2: 3 cells, but the header has 2 columns"),
+    ("\ufeffconfidence,correct\n0.9,1\n", ":1: starts with a byte-order mark"),
+    ("confidence,correct\n", ": no rows below the header"),
+    ("", ":1: empty; expected a header line"),
+    ("confidence,correct,family\n0.9,1,policy_cas\n", ":2: family: unknown family 'policy_cas' (did you mean "
+     "policy_case?)"),
+])
+def test_bad_csv_samples_are_one_line(in_project: Path, tmp_path: Path, content: str, message: str,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    sample = tmp_path / "traffic.csv"
+    sample.write_text(content, encoding="utf-8")
+    with pytest.raises(SystemExit) as stop:
+        main(["monitor", "reports/gate/oracle.json", "--csv", str(sample)])
+    assert stop.value.code == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"error: {sample}{message}")
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    ({"families": {"policy_case": {"decision": "automate", "threshold": float("nan")}}},
+     "families.policy_case.threshold: expected a probability from 0 to 1, or null"),
+    ({"families": {"policy_case": {"decision": "automate", "threshold": -1}}},
+     "families.policy_case.threshold: expected a probability from 0 to 1, or null"),
+    ({"families": {"policy_case": {"decision": "automate", "threshold": None}}},
+     "policy_case: decision 'automate' with threshold None"),
+    ({"families": {"policy_case": {"decision": "maybe", "threshold": 0.9}}},
+     "families.policy_case.decision: expected one of automate, do not automate, refused"),
+    ({"target_risk": 1.5}, "target_risk: expected a fraction between 0 and 1, both excluded"),
+])
+def test_a_hand_edited_certificate_is_refused(in_project: Path, tmp_path: Path, edit: dict[str, object],
+                                             message: str) -> None:
+    """A NaN threshold automated nothing and a negative one everything; both passed as "holds"."""
+    from decisionpivot.errors import DecisionPivotError
+    from decisionpivot.monitor.run import read_certificate
+
+    record = json.loads((in_project / "reports/gate/oracle.json").read_text(encoding="utf-8"))
+    for key, value in edit.items():
+        record[key] = {**record[key], **value} if isinstance(value, dict) else value
+    path = tmp_path / "oracle.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match=f"^{path}: {message}".replace("(", r"\(").replace(")", r"\)")):
+        read_certificate(path)
