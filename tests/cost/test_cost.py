@@ -144,3 +144,22 @@ def test_the_largest_prices_give_finite_figures(in_project: Path, project: Proje
           "oracle", "--out", "reports/cost-largest"])
     record = json.loads((in_project / "reports/cost-largest/cost.json").read_text(encoding="utf-8"))
     assert record["systems"]["oracle"]["pooled"]["escalate_all_cost"] == 1e15
+
+
+def test_a_system_gate_json_does_not_hold_has_no_certified_cost(in_project: Path, project: Project,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A gate.json without the system (or family) being costed: its entries were shown as "do not automate" at the
+    escalate-all cost, a certificate that does not exist."""
+    gate = json.loads((in_project / project.gate).read_text(encoding="utf-8"))
+    del gate["systems"]["uniform"]
+    partial = in_project / "partial-gate.json"
+    partial.write_text(json.dumps(gate), encoding="utf-8")
+    main(["cost", "--items", str(project.items), "--cost-wrong", "50", "--cost-escalated", "2", "--gate",
+          str(partial), "--systems", "oracle,uniform", "--out", "reports/cost-partial"])
+    record = json.loads((in_project / "reports/cost-partial/cost.json").read_text(encoding="utf-8"))
+    assert all(e["certified_cost"] is None and e["certified_threshold"] is None
+               for e in record["systems"]["uniform"].values())
+    assert all(e["certified_cost"] is not None for e in record["systems"]["oracle"].values())
+    out = capsys.readouterr().out
+    assert "not in it, so without a certified threshold: uniform fact_answerable, uniform policy_case" in out
+    assert not any("| uniform |" in line and "do not automate" in line for line in out.splitlines())

@@ -112,7 +112,8 @@ class CostEntry:
     certified_threshold: float | None
     """`dp gate`'s certified threshold (None: none, or no gate.json given)."""
     certified_cost: float | None
-    """Cost per 1,000 at the certified threshold; with none certified, the escalate-everything cost."""
+    """Cost per 1,000 at the certified threshold; with none certified ("do not automate", "refused"), the
+    escalate-everything cost; None when no gate.json was given or it has no entry for this system and family."""
     automate_all_cost: float
     """Cost per 1,000 at threshold 0."""
 
@@ -130,7 +131,9 @@ def cost_entry(system: str, family: str, confidence: np.ndarray, correct: np.nda
 
 def cost_runs(runs: Path, items: Path, prices: Prices, gate: Path | None,
               systems: Sequence[str] | None = None) -> list[CostEntry]:
-    """Every system under ``runs`` (or those named), per family with scorable answers and pooled."""
+    """Every system under ``runs`` (or those named), per family with scorable answers and pooled; the certified
+    figures only where gate.json has an entry (a system or family it does not hold has no certified threshold,
+    which is not "do not automate")."""
     loaded = load_runs(runs, items, None, systems, tasks=())
     certified = certified_thresholds(gate, loaded)
     out = []
@@ -141,10 +144,11 @@ def cost_runs(runs: Path, items: Path, prices: Prices, gate: Path | None,
             if answers is None:
                 continue
             out.append(cost_entry(system, layout.task, answers.confidence, answers.correct, prices.of(layout.task),
-                                  certified.get((system, layout.task)), gate is not None))
+                                  certified.get((system, layout.task)), (system, layout.task) in certified))
             pooled_confidence.append(answers.confidence)
             pooled_correct.append(answers.correct)
         if pooled_confidence and not prices.families:  # one price for all: the pooled curve is defined
             out.append(cost_entry(system, POOLED, np.concatenate(pooled_confidence), np.concatenate(pooled_correct),
-                                  (prices.wrong, prices.escalated), certified.get((system, POOLED)), gate is not None))
+                                  (prices.wrong, prices.escalated), certified.get((system, POOLED)),
+                                  (system, POOLED) in certified))
     return out
