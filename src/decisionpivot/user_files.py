@@ -52,6 +52,8 @@ BOM = "\ufeff"
 
 
 def _shown(value: Any) -> str:
+    if isinstance(value, float) and math.isfinite(value) and value and not 1e-4 <= abs(value) < 1e7:
+        return f"{value:.6g}".replace("e+", "e")
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
