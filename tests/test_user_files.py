@@ -198,8 +198,8 @@ def test_an_edited_gate_section_is_refused_in_one_line(tmp_path: Path, section: 
         "negative seed": ("  seeds: [-1]\n", "gate.seeds.0: expected a seed"),
         "risk": (f"  target_risk: {bad}\n", "gate.target_risk: expected a fraction between 0 and 1"),
         "delta": (f"  delta: {bad}\n", "gate.delta: expected a fraction between 0 and 1"),
-        "resamples": (f"  resamples: {bad if bad not in ('1',) else '0'}\n", "gate.resamples: expected a number of "
-                      "resamples from 1 to 100,000"),
+        "resamples": (f"  resamples: {bad if bad not in ('1',) else '0'}\n", "gate.resamples: expected a whole number "
+                      "of resamples from 1 to 100,000"),
     }
     path = tmp_path / "params.yaml"
     if edit == "no section":

@@ -14,8 +14,9 @@ What is accepted is defined by what is good, never by a list of what is bad:
 
 Errors are one line: the file, the line (YAML keys and CSV rows keep theirs), the place and what was
 expected, never a traceback. The YAML and JSON schemas are JSON Schema (draft 2020-12, checked by
-``jsonschema``, a dependency already) with one added keyword, ``finite`` (JSON Schema's ranges let NaN
-through: NaN compares false with every limit). The formats and who reads them:
+``jsonschema``, a dependency already) with two added keywords, ``finite`` (JSON Schema's ranges let NaN
+through: NaN compares false with every limit) and ``whole`` (its ``integer`` takes 1.0). The formats and who
+reads them:
 
 ============================  =====================================  ==============================================
 Format                        Schema                                 Read by
@@ -120,6 +121,8 @@ class Bound:
         """The JSON Schema of the bound (with the ``finite`` keyword of :data:`Validator`)."""
         node: dict[str, Any] = {"type": "integer" if self.integer else "number", "finite": True,
                                 "description": self.text}
+        if self.integer:
+            node["whole"] = True  # JSON Schema's integer takes 1.0; a setting that is a count does not
         node["exclusiveMinimum" if self.low_open else "minimum"] = self.low
         node["exclusiveMaximum" if self.high_open else "maximum"] = self.high
         return node
@@ -135,15 +138,15 @@ PROBABILITY = Bound(0, 1, "a probability")
 """A confidence, a threshold, an accuracy or a p-value: 0 and 1 included."""
 MAX_RESAMPLES = 100_000
 """Most bootstrap resamples: their matrices are resamples x groups numbers (800 MB at 100,000 x 1,000 groups)."""
-RESAMPLES = Bound(1, MAX_RESAMPLES, "a number of resamples", integer=True)
+RESAMPLES = Bound(1, MAX_RESAMPLES, "a whole number of resamples", integer=True)
 """``--resamples`` of the deployment verbs and ``gate.resamples`` (`dp gate` needs at least 2 besides)."""
 POINTS = Bound(0, 100, "percentage points")
 """``dp compare --min-effect``: a drop of item accuracy in points."""
-SEED = Bound(0, 2**63 - 1, "a seed", integer=True)
+SEED = Bound(0, 2**63 - 1, "a seed (a whole number)", integer=True)
 """A draw's seed (params ``gate.seeds``)."""
 MIN_OPTIONS = 2
 """An item has at least two options."""
-OPTIONS = Bound(MIN_OPTIONS, 1000, "a number of options", integer=True)
+OPTIONS = Bound(MIN_OPTIONS, 1000, "a whole number of options", integer=True)
 """The ``options`` column of a confidences CSV."""
 
 
@@ -157,10 +160,17 @@ def _finite(validator: Any, finite: bool, instance: Any, schema: Mapping[str, An
         yield ValidationError(f"{instance!r} is not a finite number")
 
 
+def _whole(validator: Any, whole: bool, instance: Any, schema: Mapping[str, Any]) -> Iterable[Any]:
+    from jsonschema import ValidationError
+
+    if whole and isinstance(instance, float):
+        yield ValidationError(f"{instance!r} is not a whole number")
+
+
 def _validator(schema: Mapping[str, Any]) -> Any:
     from jsonschema import Draft202012Validator, validators
 
-    checked = validators.extend(Draft202012Validator, {"finite": _finite})
+    checked = validators.extend(Draft202012Validator, {"finite": _finite, "whole": _whole})
     return checked(schema)
 
 
@@ -363,8 +373,8 @@ def map_schema(methods: Sequence[str], format_name: str, format_version: int, te
                                        "additionalProperties": nonempty_text("a MANIFEST.json SHA-256"),
                                        "description": "a mapping of seed -> MANIFEST.json SHA-256"},
                              "families": listing(nonempty_text("a family"), "a list of families"),
-                             "items": Bound(0, 2**63 - 1, "a count", integer=True).schema(),
-                             "groups": Bound(0, 2**63 - 1, "a count", integer=True).schema(),
+                             "items": Bound(0, 2**63 - 1, "a whole count", integer=True).schema(),
+                             "groups": Bound(0, 2**63 - 1, "a whole count", integer=True).schema(),
                              "split": nonempty_text("how the groups were split"),
                              "fingerprints": {"type": "object",
                                               "additionalProperties": {"type": ["string", "null"]},
