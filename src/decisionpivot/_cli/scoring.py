@@ -226,22 +226,23 @@ class ScoringVerbs:
             seed-N folder under calibration_runs).
           target_risk: largest error rate allowed among automated items (a fraction; default 0.05).
           delta: allowed probability that the guarantee fails (a fraction; default 0.10).
-          systems: comma-separated systems (default: every folder under runs).
+          systems: comma-separated systems (default: the params file's gate.systems, else every folder under runs).
           out: output folder.
           resamples: bootstrap resamples of the release intervals (seed 20261007, as dp score; default 1000).
-          params: YAML file whose `gate:` section gives seeds, target_risk, delta and resamples (the DVC
+          params: YAML file whose `gate:` section gives seeds, target_risk, delta, resamples and systems (the DVC
             stage passes params.yaml); flags given on the command line win.
           recalibration: a `dp recalibrate` map file (maps/<system>.json; gate only its system), or a folder of
             them (<system>.json or maps/<system>.json): certify and check on recalibrated confidences. Refused
             when a map was fitted on any of the calibration draws; its SHA-256 goes into the certificate.
         """
         from decisionpivot.gate.report import gate_summary, write_gate
-        from decisionpivot.gate.run import gate_runs, resolve_settings
+        from decisionpivot.gate.run import gate_runs, gated_systems, resolve_settings
 
         chosen, settings = resolve_settings(Path(params) if params else None, name_list(seeds), target_risk, delta,
                                             resamples, Path(calibration_runs))
         gating = gate_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, Path(calibration_runs),
-                           Path(calibration_items), chosen, settings, name_list(systems),
+                           Path(calibration_items), chosen, settings,
+                           gated_systems(Path(params) if params else None, name_list(systems)),
                            recalibration=Path(recalibration) if recalibration else None)
         print(gate_summary(gating))
         for path in write_gate(gating, Path(out)):
