@@ -34,7 +34,7 @@ def test_patterns_expand_to_declared_names_in_order_each_once() -> None:
     assert expand_systems(["uniform", "heuristic.*"]) == ["uniform", *heuristics]
     assert expand_systems(["heuristic.policy_case.*", "uniform", "heuristic.policy_case.first_match"]) == [
         *sorted(h for h in heuristics if h.startswith("heuristic.policy_case.")), "uniform"]
-    with pytest.raises(SystemConfigError, match="no system matches 'heuristc.\\*'"):
+    with pytest.raises(SystemConfigError, match=r"no system matches 'heuristc\.\*'"):
         expand_systems(["heuristc.*"])
     with pytest.raises(SystemConfigError, match="names no system"):
         expand_systems([])

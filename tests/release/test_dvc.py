@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from decisionpivot.generate.registry import families
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ["verify", "audit", "report", "licenses", "datasheet",  # with their upstream stages: all
