@@ -23,7 +23,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ["verify", "audit", "report", "licenses", "datasheet",  # with their upstream stages: all
           "verify-invariance", "audit-invariance"]
