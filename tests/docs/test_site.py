@@ -63,7 +63,7 @@ def test_site_builds_in_strict_mode(tmp_path: Path) -> None:
     reference = html.unescape((site / "reference" / "cli" / "index.html").read_text(encoding="utf-8"))
     assert "usage: dp evaluate" in reference and "usage: dp gate" in reference
     started = html.unescape((site / "getting-started" / "index.html").read_text(encoding="utf-8"))
-    assert "pip install --require-hashes -r requirements-main.lock" in started  # the README's commands
+    assert "pip install --require-hashes -r requirements-main.lock" in started  # the README's commands (uv pip ...)
     assert "sparrow-nano-general-v1.1" in started  # the README's table
     assert "--8<--" not in started
 

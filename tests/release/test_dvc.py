@@ -35,6 +35,16 @@ BASELINES = {"evaluate-baselines"}  # `dp evaluate --systems uniform,heuristic.*
 INVARIANCE = {"evaluate-invariance", "verify-invariance", "audit-invariance"}  # dp evaluate/verify/audit on the suite
 
 
+MAIN_JOB_COMMAND = ("python -m pip install uv==0.13.9 && python -m uv pip install --require-hashes -r requirements-main.lock"
+                    " && python -m uv pip install --no-deps -e . && dvc repro")
+"""README command 1: uv installs the main job's lock (the same pins and hashes pip would take) in a fraction of pip's
+time (benchmarks/install_footprint.py), a quarter of the five minutes the main job may take on a fresh machine."""
+TEST_COMMAND = ("python -m pip install -U pip && pip install --require-hashes -r requirements.lock && pip install --no-deps"
+                " -e . && python -m pytest -n 2")
+"""README command 2: pip, which takes torch's CPU wheel from the wheelhouse its configuration names here (uv does not
+read pip's configuration)."""
+
+
 def _load(name: str) -> dict:
     return yaml.safe_load((ROOT / name).read_text(encoding="utf-8"))
 
@@ -108,9 +118,7 @@ def test_readme_main_command_is_the_pipeline_and_installs_dvc() -> None:
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     commands = [line.strip() for line in readme.splitlines() if line.startswith("    ") and line.strip()]
-    install = "python -m pip install -U pip && pip install --require-hashes -r {} && pip install --no-deps -e ."
-    assert commands[:2] == [f"{install.format('requirements-main.lock')} && dvc repro",
-                            f"{install.format('requirements.lock')} && python -m pytest -n 2"]
+    assert commands[:2] == [MAIN_JOB_COMMAND, TEST_COMMAND]
     for name in ("requirements-main.lock", "requirements.lock"):
         lock = (ROOT / name).read_text(encoding="utf-8")
         assert re.search(r"^dvc==\S+ \\$", lock, re.MULTILINE), f"{name} has no dvc"
