@@ -85,9 +85,10 @@ def main() -> None:
         stages = len(re.findall(r"^  \S.*:$", (clone / "dvc.lock").read_text(encoding="utf-8"), re.MULTILINE))
         total = times["install"] + times["repro"]
         cache = "caches kept" if args.cache else "empty caches"
-        print(f"| README command 1 | fresh clone and venv, {cache}, {os.cpu_count()} CPUs | install {times['install']:.0f} s, "
-              f"`dvc repro` {times['repro']:.0f} s ({stages} stages), **total {total // 60:.0f} min {total % 60:.0f} s**; "
-              f"{verdict} | {mean_load:.1f} mean, {top_load:.1f} highest |")
+        print(f"| README command 1 | fresh clone and venv, {cache}, {os.cpu_count()} CPUs | "
+              f"install {times['install']:.0f} s, `dvc repro` {times['repro']:.0f} s ({stages} stages), "
+              f"**total {total // 60:.0f} min {total % 60:.0f} s**; {verdict} | "
+              f"{mean_load:.1f} mean, {top_load:.1f} highest |")
     finally:
         if args.keep:
             print(f"kept {work}", file=sys.stderr)

@@ -35,12 +35,12 @@ BASELINES = {"evaluate-baselines"}  # `dp evaluate --systems uniform,heuristic.*
 INVARIANCE = {"evaluate-invariance", "verify-invariance", "audit-invariance"}  # dp evaluate/verify/audit on the suite
 
 
-MAIN_JOB_COMMAND = ("python -m pip install uv==0.13.9 && python -m uv pip install --require-hashes -r requirements-main.lock"
-                    " && python -m uv pip install --no-deps -e . && dvc repro")
+MAIN_JOB_COMMAND = ("python -m pip install uv==0.13.9 && python -m uv pip install --require-hashes"
+                    " -r requirements-main.lock && python -m uv pip install --no-deps -e . && dvc repro")
 """README command 1: uv installs the main job's lock (the same pins and hashes pip would take) in a fraction of pip's
 time (benchmarks/install_footprint.py), a quarter of the five minutes the main job may take on a fresh machine."""
-TEST_COMMAND = ("python -m pip install -U pip && pip install --require-hashes -r requirements.lock && pip install --no-deps"
-                " -e . && python -m pytest -n 2")
+TEST_COMMAND = ("python -m pip install -U pip && pip install --require-hashes -r requirements.lock"
+                " && pip install --no-deps -e . && python -m pytest -n 2")
 """README command 2: pip, which takes torch's CPU wheel from the wheelhouse its configuration names here (uv does not
 read pip's configuration)."""
 
