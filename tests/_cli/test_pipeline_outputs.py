@@ -154,3 +154,16 @@ def test_every_verb_writing_into_reports_by_default_keeps_the_pipelines_outputs(
     err = capsys.readouterr().err
     assert caught.value.code == 2 and f"holds outputs of the DVC pipeline's '{verb}' stage ({out}" in err, err
     assert hashlib.md5(target.read_bytes() if target.is_file() else b"").hexdigest() == before
+
+
+def test_an_unreadable_lock_is_one_error_naming_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "reports").mkdir()
+    for text, needle in (("stages: [unclosed\n", "dvc.lock: not valid YAML"),
+                         ("- a list\n", "dvc.lock: expected a mapping with a 'stages' mapping")):
+        (tmp_path / "dvc.lock").write_text(text)
+        with pytest.raises(SystemExit) as caught:
+            main(["gate"])
+        err = capsys.readouterr().err
+        assert caught.value.code == 2 and needle in err and "Traceback" not in err, err
