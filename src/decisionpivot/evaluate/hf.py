@@ -13,18 +13,27 @@ Loading passes ``trust_remote_code=False`` to every loader (transformers never a
 code never runs) and reads pickle weights as tensors only; a checkpoint that cannot load is one error line
 (:mod:`decisionpivot.evaluate.checkpoints`). torch and transformers are imported only when an ``hf`` system
 runs (extra ``decisionpivot[hf]``).
+
+A model may be one GGUF file (llama.cpp's format, in which most local models are kept): ``model: DIR/NAME.gguf``,
+or ``model: DIR_OR_HUB_ID`` with ``gguf_file: NAME.gguf`` for a folder or hub repository holding several
+(:func:`checkpoint_of`). transformers reads the architecture, the tokenizer with its chat template and the
+weights from the file (``from_pretrained(..., gguf_file=NAME)``, with the ``gguf`` and ``accelerate`` packages),
+dequantizing them to ``dtype``; the readout is the same.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import math
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, did_you_mean
 from decisionpivot.evaluate.checkpoints import load_error, torch_dtype
 from decisionpivot.evaluate.kinds import (
     INPUT_RESTRICTION,
@@ -33,9 +42,11 @@ from decisionpivot.evaluate.kinds import (
     Record,
     RunCounters,
     Setting,
+    SettingError,
     SystemConfig,
     integer,
     optional_integer,
+    optional_text,
     register,
     text,
 )
@@ -142,6 +153,65 @@ def shared_prefixes(prompts: Sequence[Sequence[int]], least: int = SHARED_PREFIX
     return groups
 
 
+GGUF_SUFFIX = ".gguf"
+GGUF_PACKAGES = ("gguf", "accelerate")
+"""What transformers needs to load a GGUF file (both in the ``hf`` extra)."""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Where an ``hf`` system's model and tokenizer are loaded from."""
+
+    path: str
+    """What ``from_pretrained`` is given: a local folder or a hub id."""
+    gguf_file: str | None
+    """The GGUF file inside ``path`` (``from_pretrained``'s ``gguf_file``); None: a transformers checkpoint."""
+
+
+def checkpoint_of(settings: Mapping[str, Any]) -> Checkpoint:
+    """The checkpoint an ``hf`` system's settings name: ``gguf_file`` inside ``model``; or a ``model`` ending in
+    ``.gguf``, the file itself (its folder, or the hub repository before it, and its name); or ``model``."""
+    model = str(settings["model"])
+    if settings.get("gguf_file"):
+        return Checkpoint(model, str(settings["gguf_file"]))
+    if model.lower().endswith(GGUF_SUFFIX):
+        folder, name = os.path.split(model)
+        return Checkpoint(folder or ".", name)
+    return Checkpoint(model, None)
+
+
+def _check_settings(settings: Mapping[str, Any]) -> None:
+    """A GGUF file is named once, and by a name ending in ``.gguf``."""
+    named = settings.get("gguf_file")
+    if named is None:
+        return
+    if not str(named).lower().endswith(GGUF_SUFFIX):
+        raise SettingError(f"gguf_file: expected the name of a GGUF file (ending in {GGUF_SUFFIX}), got {named!r}")
+    if str(settings["model"]).lower().endswith(GGUF_SUFFIX):
+        raise SettingError(f"model {settings['model']!r} is a GGUF file and gguf_file names {named!r}: name the file "
+                           "once (model: FILE.gguf, or model: FOLDER with gguf_file: FILE.gguf)")
+
+
+def check_gguf_source(system: str, checkpoint: Checkpoint) -> None:
+    """Before transformers sees a GGUF checkpoint: its packages are installed, and a local file exists (a folder
+    that does not hold it names the GGUF files it does hold). Raises one-line errors; a hub id passes."""
+    missing = [name for name in GGUF_PACKAGES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise DecisionPivotError(f"system {system!r}: a GGUF model needs the {' and '.join(missing)} "
+                                 f"package{'s' if len(missing) > 1 else ''}: pip install 'decisionpivot[hf]'")
+    folder = Path(checkpoint.path).expanduser()
+    local = folder.is_dir() or folder.is_absolute() or checkpoint.path.startswith((".", "~"))
+    if not local or (folder / str(checkpoint.gguf_file)).is_file():
+        return
+    where = Path(checkpoint.path, str(checkpoint.gguf_file))
+    if not folder.is_dir():
+        raise DecisionPivotError(f"system {system!r}: no GGUF file {str(where)!r} (no folder {checkpoint.path!r})")
+    held = sorted(p.name for p in folder.iterdir() if p.name.lower().endswith(GGUF_SUFFIX))
+    hint = did_you_mean(str(checkpoint.gguf_file), held)
+    raise DecisionPivotError(f"system {system!r}: no GGUF file {str(where)!r}{hint}; the folder holds "
+                             f"{', '.join(held) if held else 'no .gguf file'}")
+
+
 @dataclass(frozen=True)
 class CacheState:
     """The model's cached state after a pass, one row per sequence read so far."""
@@ -173,14 +243,20 @@ class HFRunner:
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device = torch.device(device)
         dtype = torch_dtype(system.name, torch, str(s["dtype"]))
-        path = str(s["model"])
+        source = checkpoint_of(s)
+        loading: dict[str, Any] = {"trust_remote_code": False}
+        if source.gguf_file is not None:
+            if model is None or tokenizer is None:
+                check_gguf_source(system.name, source)
+            loading["gguf_file"] = source.gguf_file
+        path = source.path
         try:  # never the checkpoint's own code, never a pickle beyond tensors (decisionpivot.evaluate.checkpoints)
             if model is None:  # first: its config says at once whether the checkpoint needs its own code
-                model = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=dtype, trust_remote_code=False)
+                model = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=dtype, **loading)
             if tokenizer is None:
-                tokenizer = transformers.AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+                tokenizer = transformers.AutoTokenizer.from_pretrained(path, **loading)
         except Exception as exc:  # the checkpoint's fault, whatever the loader raised: one line
-            raise load_error(system.name, path, exc) from None
+            raise load_error(system.name, str(s["model"]), exc) from None
         self.tokenizer = tokenizer
         self.model = model.to(self.device).eval()
         limit = s.get("context_tokens") or getattr(model.config, "max_position_embeddings", None) \
@@ -350,7 +426,10 @@ register(KindSpec(
     name="hf",
     doc="a local transformers causal LM: softmax over whole option keys' log-probabilities",
     settings={
-        "model": Setting(None, text, "path or hub id of a causal LM (loading never downloads unless allowed)"),
+        "model": Setting(None, text, "path or hub id of a causal LM, or a .gguf file (loading never downloads "
+                         "unless allowed)"),
+        "gguf_file": Setting(None, optional_text, "the GGUF file inside model (a folder or hub id holding several); "
+                             "a model ending in .gguf names the file itself"),
         "device": Setting("auto", text, "cpu, cuda or auto"),
         "batch_size": Setting(8, integer(1), "items (prompts) per forward pass", identity=False),
         "dtype": Setting("float32", text, "float32, bfloat16, ... or auto (from the weights)"),
@@ -359,4 +438,5 @@ register(KindSpec(
     required=("model",),
     make_runner=HFRunner,
     readout=lambda settings: "hf/key-logits",
+    validate=_check_settings,
 ))
