@@ -212,6 +212,22 @@ def check_gguf_source(system: str, checkpoint: Checkpoint) -> None:
                              f"{', '.join(held) if held else 'no .gguf file'}")
 
 
+PACKED_TAIL_MODELS = ("llama", "qwen2", "qwen3", "gpt2")
+"""Model types whose key tails are read packed into their prompt's row under a custom attention mask
+(:meth:`HFRunner._read_packed_tails`): each is checked against a pass per key in the tests. Other types (a sliding
+window, ALiBi or position biases built from the mask, an attention without additive masks) read each key in a row
+of its own."""
+
+
+def packs_tails(config: Any) -> bool:
+    """Whether a model with ``config`` reads its key tails packed (:data:`PACKED_TAIL_MODELS`, every layer attending
+    to the whole context, an attention that adds a 4D mask)."""
+    layers = getattr(config, "layer_types", None) or ["full_attention"]
+    return (getattr(config, "model_type", None) in PACKED_TAIL_MODELS and not getattr(config, "sliding_window", None)
+            and all(kind == "full_attention" for kind in layers)
+            and getattr(config, "_attn_implementation", None) in ("sdpa", "eager"))
+
+
 @dataclass(frozen=True)
 class CacheState:
     """The model's cached state after a pass, one row per sequence read so far."""
@@ -265,6 +281,7 @@ class HFRunner:
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         if self.pad_id is None:
             self.pad_id = 0
+        self.packed_tails = packs_tails(model.config)
 
     def prompt_and_continuations(self, item: Item) -> Encoded:
         """Token ids of the prompt and of each option key's continuation (:func:`key_tokens`)."""
@@ -329,14 +346,58 @@ class HFRunner:
     def _keys_after(self, state: CacheState, last: Any, keys: Sequence[list[list[int]]]) -> list[list[float]]:
         """Whole-key log-probabilities after each row of ``state`` (``last``: log-probabilities after the row's
         last token; ``keys``: each row's keys): the first token from ``last``, the later tokens (keys of two or
-        more tokens only) from one more pass after the row's cached state."""
+        more tokens only) from one more pass after the row's cached state: each row's keys packed into that row
+        (:meth:`_read_packed_tails`) where the model allows it, else each key a row of its own."""
         scores = [[float(last[row, key[0]]) for key in row_keys] for row, row_keys in enumerate(keys)]
         tails = [(row, k, key) for row, row_keys in enumerate(keys) for k, key in enumerate(row_keys) if len(key) > 1]
-        if tails:
+        if tails and self.packed_tails:
+            logprobs, starts = self._read_packed_tails(state, keys)
+            for row, k, key in tails:
+                start = starts[row][k]
+                scores[row][k] += sum(float(logprobs[row, start + j, key[j + 1]]) for j in range(len(key) - 1))
+        elif tails:
             logprobs, _ = self._read(state, [(row, key[:-1]) for row, _, key in tails], True)
             for r, (row, k, key) in enumerate(tails):
                 scores[row][k] += sum(float(logprobs[r, j, key[j + 1]]) for j in range(len(key) - 1))
         return scores
+
+    def _read_packed_tails(self, state: CacheState, keys: Sequence[list[list[int]]]) -> tuple[Any, list[list[int]]]:
+        """One pass reading every row's key tails (each key but its last token) in that row, after its cached
+        state: (log-probabilities, rows x new positions x vocabulary; where each key's tail starts in its row).
+
+        The cache is not copied once per key (what a row per key costs: the whole prompt's keys and values for
+        every key). A custom attention mask lets each tail token see the row's real cached tokens and the
+        tokens of its own key before it, never another key's; its position continues the row's prompt, as if
+        the key alone followed it. Rows without a tail read one pad that nothing reads back.
+        """
+        torch = self.torch
+        starts: list[list[int]] = []
+        packed: list[list[int]] = []
+        for row_keys in keys:
+            row_starts, tokens = [], []
+            for key in row_keys:
+                row_starts.append(len(tokens))
+                tokens += key[:-1]
+            starts.append(row_starts)
+            packed.append(tokens or [self.pad_id])
+        rows, width, past = len(packed), max(len(tokens) for tokens in packed), state.mask.shape[1]
+        ids = torch.full((rows, width), self.pad_id, dtype=torch.long)
+        positions = torch.zeros((rows, width), dtype=torch.long)
+        allowed = torch.zeros((rows, 1, width, past + width), dtype=torch.bool)
+        allowed[:, 0, :, :past] = state.mask.bool()[:, None, :]
+        for r, (row_keys, tokens) in enumerate(zip(keys, packed, strict=True)):
+            ids[r, :len(tokens)] = torch.tensor(tokens, dtype=torch.long)
+            positions[r, :] = state.lengths[r]
+            for key, start in zip(row_keys, starts[r], strict=True):
+                n = len(key) - 1
+                positions[r, start:start + n] = state.lengths[r] + torch.arange(n)
+                allowed[r, 0, start:start + n, past + start:past + start + n] = \
+                    torch.ones((n, n), dtype=torch.bool).tril()
+        dtype = next(self.model.parameters()).dtype
+        mask = torch.zeros(allowed.shape, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)
+        out = self.model(input_ids=ids.to(self.device), use_cache=True, attention_mask=mask.to(self.device),
+                         position_ids=positions.to(self.device), **{self._cache_argument: state.cache})
+        return torch.log_softmax(out.logits.float(), dim=-1), starts
 
     def _score_items(self, encoded: Sequence[Encoded]) -> list[list[float]]:
         """Whole-key log-probabilities for each (prompt, keys), a prefix that prompts share read once.
