@@ -2,21 +2,24 @@
 
 All three read the same thing - each option key's log-likelihood after the item's prompt - from the same tiny
 random Llama (a plain prompt, no chat template: lm-eval's ``decisionpivot`` tasks from ``dp export lm-eval``),
-over the same items (``--items`` per family of yes/no ``fact_answerable``, three-option ``policy_case`` and
-``clause_change``, whose ``yes_only_A`` / ``yes_only_B`` keys are several tokens sharing a first one) and the
-same batch size, in one process with one torch thread:
+over the same items (``--items`` per family; by default yes/no ``fact_answerable``, three-option ``policy_case``
+and ``clause_change``, whose ``yes_only_A`` / ``yes_only_B`` keys are several tokens sharing a first one;
+``--families`` picks others) and the same batch size, in one process with one torch thread:
 
-* **per key** - the readout before this change: every (prompt, key) pair its own left-padded sequence, the
-  batch size counting sequences (a five-option item costs five prompt passes);
+* **per key** - the readout before the shared passes: every (prompt, key) pair its own left-padded sequence, the
+  batch size counting sequences (a five-option item costs five prompt passes); ``--no-per-key`` skips it;
 * **now** - :class:`decisionpivot.evaluate.hf.HFRunner`: items batched by shared prompt prefix (a contrast
   group's members share most of their prompt), each shared prefix read once, each prompt's rest after it, the
-  keys' later tokens from the cached state, the batch size counting items;
-* **lm-eval** - ``lm_eval.simple_evaluate(model="hf", ...)`` on the exported tasks (its own request grouping).
+  keys' later tokens from the cached state (packed into their prompt's row), the batch size counting items;
+* **lm-eval** - ``lm_eval.simple_evaluate(model="hf", ...)`` on the exported tasks (its own request grouping),
+  timed whole.
 
-Prints wall and CPU seconds, items/s, the speed-up of "now" over the others and the largest probability
-difference between "now" and "per key" (the goal: at least 2.2x lm-eval, within 1e-5).
+Prints the load average, wall and CPU seconds, items/s, the speed-up of "now" over the others and the largest
+probability difference between "now" and "per key" (the goal: at least 2.2x lm-eval, within 1e-5). Results and
+the model each was measured on: docs/served-readout.md.
 
-    python benchmarks/hf_one_pass.py [--items 40] [--batch-size 8] [--hidden 64 --layers 2]
+    python benchmarks/hf_one_pass.py [--items 40] [--batch-size 8] [--hidden 256 --layers 4]
+        [--families policy_case,triage_order] [--no-per-key]
 """
 
 from __future__ import annotations
