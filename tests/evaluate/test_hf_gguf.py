@@ -98,3 +98,10 @@ def test_a_gguf_model_without_the_gguf_package_says_what_to_install(tiny: TinyGG
     monkeypatch.setitem(sys.modules, "gguf", None)  # importlib.util.find_spec("gguf") is None: not installed
     with pytest.raises(DecisionPivotError, match=r"needs the gguf package: pip install 'decisionpivot\[hf\]'"):
         HFRunner(get_system(f"hf:{tiny.gguf_file}?device=cpu"))
+
+
+def test_a_gguf_file_under_the_home_folder_loads(tiny: TinyGGUF, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``~`` is the home folder, as a shell would have read it (a YAML file or a quoted spec leaves it as it is)."""
+    monkeypatch.setenv("HOME", str(tiny.gguf_file.parent))
+    runner = HFRunner(get_system(f"hf:~/{tiny.gguf_file.name}?device=cpu"))
+    assert type(runner.model.config.quantization_config).__name__ == "GgufConfig"

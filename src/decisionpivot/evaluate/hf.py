@@ -265,7 +265,7 @@ class HFRunner:
             if model is None or tokenizer is None:
                 check_gguf_source(system.name, source)
             loading["gguf_file"] = source.gguf_file
-        path = source.path
+        path = os.path.expanduser(source.path)  # a YAML file or a quoted spec leaves ~ to us
         try:  # never the checkpoint's own code, never a pickle beyond tensors (decisionpivot.evaluate.checkpoints)
             if model is None:  # first: its config says at once whether the checkpoint needs its own code
                 model = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=dtype, **loading)
