@@ -220,12 +220,13 @@ of its own."""
 
 
 def packs_tails(config: Any) -> bool:
-    """Whether a model with ``config`` reads its key tails packed (:data:`PACKED_TAIL_MODELS`, every layer attending
-    to the whole context, an attention that adds a 4D mask)."""
+    """Whether a model with ``config`` reads its key tails packed: a type of :data:`PACKED_TAIL_MODELS`, every layer
+    attending to the whole context, and torch's scaled-dot-product attention (the one the tests check the mask on,
+    and transformers' default)."""
     layers = getattr(config, "layer_types", None) or ["full_attention"]
     return (getattr(config, "model_type", None) in PACKED_TAIL_MODELS and not getattr(config, "sliding_window", None)
             and all(kind == "full_attention" for kind in layers)
-            and getattr(config, "_attn_implementation", None) in ("sdpa", "eager"))
+            and getattr(config, "_attn_implementation", None) == "sdpa")
 
 
 @dataclass(frozen=True)
