@@ -23,6 +23,7 @@ import numpy as np
 
 from decisionpivot.compare.significance import holm_adjusted, mcnemar_exact_p
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.item_origin import modified_note
 from decisionpivot.score.answers import TaskAnswers
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, Difference, paired_difference
 from decisionpivot.score.layout import TaskLayout
@@ -162,12 +163,12 @@ def _changed(layout: TaskLayout, members: list[list[int]], chosen: np.ndarray, i
     return tuple(out)
 
 
-def _side(folder: str | Path, items: Path, role: str) -> tuple[str, LoadedRuns]:
+def _side(folder: str | Path, items: Path, role: str, allow_modified_items: bool = False) -> tuple[str, LoadedRuns]:
     path = Path(folder)
     if not path.is_dir():
         raise DecisionPivotError(f"--{role} {folder}: no such answer folder "
                                  "(expected RUNS/<system>, e.g. runs/uniform)")
-    loaded = load_runs(path.parent, items, None, [path.name], tasks=())
+    loaded = load_runs(path.parent, items, None, [path.name], tasks=(), allow_modified_items=allow_modified_items)
     return path.name, loaded
 
 
@@ -178,17 +179,19 @@ def _renamed(loaded: LoadedRuns, system: str, label: str) -> dict[tuple[str, str
 def compare_folders(
     baseline: str | Path, candidate: str | Path, items: str | Path, alpha: float = DEFAULT_ALPHA,
     min_effect: float = DEFAULT_MIN_EFFECT, resamples: int = DEFAULT_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+    allow_modified_items: bool = False,
 ) -> Comparison:
-    """Compare the baseline's and the candidate's answers to the core items (see the module docstring)."""
+    """Compare the baseline's and the candidate's answers to the core items (see the module docstring); items the
+    rule of every verb refuses stop it unless ``allow_modified_items`` (a note then says so)."""
     if not 0 < alpha < 1:
         raise DecisionPivotError(f"--alpha: expected a level between 0 and 1, got {alpha}")
     if min_effect < 0:
         raise DecisionPivotError(f"--min-effect: expected points >= 0, got {min_effect}")
     items = Path(items)
-    base_name, base = _side(baseline, items, "baseline")
-    cand_name, cand = _side(candidate, items, "candidate")
+    base_name, base = _side(baseline, items, "baseline", allow_modified_items)
+    cand_name, cand = _side(candidate, items, "candidate", allow_modified_items)
     answers = _renamed(base, base_name, BASELINE) | _renamed(cand, cand_name, CANDIDATE)
-    notes = []
+    notes = [note] if (note := modified_note(base.item_checks)) else []
     kept: dict[tuple[str, str], TaskAnswers] = {}
     for layout in base.core:
         present = [(label, layout.task) in answers for label in (BASELINE, CANDIDATE)]

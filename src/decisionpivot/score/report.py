@@ -26,6 +26,7 @@ from typing import Any
 
 from decisionpivot import __version__
 from decisionpivot.frame.framings import FRAMINGS
+from decisionpivot.item_origin import is_modified, is_unchecked, modified_note
 from decisionpivot.items import LAYERS, atomic_write_bytes
 from decisionpivot.overlap.provenance import provenance_footnote, provenance_markdown, provenance_notes
 from decisionpivot.score.bootstrap import CONFIDENCE_LEVEL
@@ -224,11 +225,10 @@ def _footnotes(scoring: Scoring) -> list[str]:
     if len(levels) > 1 or any("+" in level for level in levels):
         notes.append(f"Latencies were measured at different concurrency ({', '.join(levels)}): compare p50/p95 "
                      "only between rows with the same Conc.")
-    checks = dict(scoring.item_checks)
-    unchecked = sorted(task for task, how in checks.items() if how.startswith("unchecked"))
-    modified = sorted(task for task, how in checks.items() if how.startswith("modified"))
+    unchecked = sorted(task for task, how in scoring.item_checks if is_unchecked(how))
+    modified = modified_note(scoring.item_checks)
     if modified:
-        notes.append(f"Items changed after they were made, scored with --allow-modified-items: {', '.join(modified)}.")
+        notes.append(modified)
     if unchecked:
         notes.append(f"Items whose hash could not be checked (no manifest or an unverified task card): "
                      f"{', '.join(unchecked)}.")
@@ -538,6 +538,9 @@ def invariance_markdown(scoring: Scoring) -> str:
             "with irrelevant text, carrying steering text, or asked with other questions; gold is the same decision "
             "every time. Values 0-100 with 95% group-bootstrap intervals (every framing of a contrast group resampled "
             "together).\n\n" + "\n".join(f"- `{m}`: {meaning}" for m, meaning in INVARIANCE_METRICS.items()) + "\n")
+    modified = modified_note(scoring.item_checks)
+    if modified:
+        text += f"\n**{modified}**\n"
     if scoring.one_question:
         text += (f"\nAsked one question per request (no request interference): {', '.join(scoring.one_question)}; "
                  "their `together` items are the plain question asked again.\n")
@@ -595,6 +598,7 @@ def scoring_metadata(scoring: Scoring) -> dict[str, Any]:
         "answer_files": [asdict(a) for a in scoring.answer_files],
         "operations": [asdict(o) for o in scoring.operations],
         "robustness": [asdict(r) for r in scoring.robustness],
+        "item_checks": dict(scoring.item_checks),
         "leaderboard": leaderboard_order(scoring),
         **({"invariance": invariance_metadata(scoring.invariance, scoring.one_question)} if scoring.invariance else {}),
     }
@@ -608,13 +612,32 @@ def leaderboard_order(scoring: Scoring) -> list[dict[str, str | None]]:
             for s in _ranked_systems(scoring)]
 
 
+MODIFIED_KEY = "modified_items"
+"""Key a ``scores.json`` record gains (``true``) when its value was computed from items read with
+``--allow-modified-items``."""
+
+
+def modified_scopes(scoring: Scoring) -> set[tuple[str, str]]:
+    """(track, task) of every estimate computed from items accepted only under ``--allow-modified-items``: the
+    modified tasks, and the macro and layer aggregates of a track holding one."""
+    modified = {task for task, how in scoring.item_checks if is_modified(how)}
+    scopes: set[tuple[str, str]] = set()
+    for track, tasks in ((CORE, scoring.core_tasks), (REFERENCE, scoring.reference_tasks)):
+        hit = modified.intersection(tasks)
+        if hit:
+            scopes |= {(track, task) for task in hit} | {(track, MACRO)}
+            scopes |= {(track, f"layer:{layer}") for layer in LAYERS}
+    return scopes
+
+
 def write_reports(
     scoring: Scoring, out: str | Path, task_cards: dict[str, tuple[str, str, float]]
 ) -> list[Path]:
     """Write every table of a scoring under ``out``; returns the paths written. ``task_cards`` maps a
     reference task to (layer, metric, chance)."""
     out = Path(out)
-    records = [r.to_dict() for r in scoring.records()]
+    modified = modified_scopes(scoring)
+    records = [r.to_dict() | ({MODIFIED_KEY: True} if (r.track, r.task) in modified else {}) for r in scoring.records()]
     files: dict[str, str | bytes] = {
         "scores.json": "[\n" + ",\n".join(json.dumps(r, allow_nan=False) for r in records) + "\n]\n",
         "scoring.json": json.dumps(scoring_metadata(scoring), indent=2, allow_nan=False) + "\n",

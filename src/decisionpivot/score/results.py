@@ -186,7 +186,8 @@ class Scoring:
     order_free: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(system, families left out of the option-order figures: yes/no items asked as noul have no order)."""
     item_checks: tuple[tuple[str, str], ...] = ()
-    """(task, how its items file was checked: ``manifest+release``, ``card``, ``unchecked (...)``...)."""
+    """(task, how its items file was accepted: :func:`decisionpivot.item_origin.accept_items_file`; an invariance
+    suite's files as ``invariance/<family>``)."""
     certified: dict[str, float | None] | None = None
     """System -> certified coverage (fraction) from `dp gate`'s gate.json; None: no "Cert. cov." column."""
     certified_note: str = ""
