@@ -1,7 +1,11 @@
 """What `dp gate` refuses to calibrate on: draws that are not fresh, not independent, not of the release's
 generators and plan, or answered with another configuration than the release answers; and `dp score --gate`
 refusing a gate.json made from other runs. Each case is a real draw of tests/gate/conftest.py, altered as a
-careless user (or a copy command) would."""
+careless user (or a copy command) would.
+
+Every altered draw is first refused because this package does not draw it again byte for byte
+(:mod:`decisionpivot.item_origin`); the checks of what makes a draw fresh, independent and on the plan still hold
+under ``--allow-modified-items``, and the cases below pass it to show that."""
 
 from __future__ import annotations
 
@@ -49,8 +53,13 @@ def _draw(project: Project, roots: Path, seed: int, source: Path, edits: dict[st
     shutil.copytree(project.root / project.calibration / f"seed-{SEEDS[0]}", roots / "runs" / f"seed-{seed}")
 
 
-def _gate(project: Project, roots: Path, seeds: tuple[int, ...]) -> None:
-    gate_runs(project.runs, project.items, roots / "runs", roots / "fresh", seeds, SETTINGS)
+def _gate(project: Project, roots: Path, seeds: tuple[int, ...], allow_modified_items: bool = True) -> None:
+    with pytest.raises(DecisionPivotError, match=rf"seed-{seeds[-1]}/\w+\.jsonl: SHA-256 \w+ is not \w+, the \w+ "
+                                                 rf"items this package's generators draw for core \S+ with seed "
+                                                 rf"{seeds[-1]}\. .*--allow-modified-items"):
+        gate_runs(project.runs, project.items, roots / "runs", roots / "fresh", seeds, SETTINGS)
+    gate_runs(project.runs, project.items, roots / "runs", roots / "fresh", seeds, SETTINGS,
+              allow_modified_items=allow_modified_items)
 
 
 @pytest.fixture
@@ -179,7 +188,10 @@ def test_a_draw_without_a_family_refuses_that_family_and_says_why(here: Project,
     manifest = json.loads((items / "MANIFEST.json").read_text())
     del manifest["families"]["policy_case"]
     (items / "MANIFEST.json").write_text(json.dumps(manifest))
-    gating = gate_runs(here.runs, here.items, tmp_path / "runs", tmp_path / "fresh", (7,), SETTINGS)
+    gating = gate_runs(here.runs, here.items, tmp_path / "runs", tmp_path / "fresh", (7,), SETTINGS,
+                       allow_modified_items=True)  # seed 101's items re-manifested as seed 7
+    assert [label for label, how in gating.item_checks if how.startswith("modified")] == [
+        "seed-7/fact_answerable", "seed-7/record_rule"]
     oracle = next(g for g in gating.systems if g.system == "oracle")
     assert oracle.families["policy_case"].decision == REFUSED
     assert oracle.families["policy_case"].reason == "calibration seed 7: no policy_case items in the draw"
