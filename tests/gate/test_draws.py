@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from decisionpivot import BENCHMARK_VERSION
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.gate.calibration import discover_seeds, parse_seeds, state_sha256
 from decisionpivot.gate.method import guarantee_text
@@ -196,3 +197,45 @@ def test_a_draw_without_a_family_refuses_that_family_and_says_why(here: Project,
     assert oracle.families["policy_case"].decision == REFUSED
     assert oracle.families["policy_case"].reason == "calibration seed 7: no policy_case items in the draw"
     assert oracle.pooled.reason == "refused for policy_case"
+
+
+def test_a_copied_draw_with_spaced_states_re_manifested_as_another_seed_is_not_a_draw(here: Project,
+                                                                                    tmp_path: Path) -> None:
+    """Issue 37, case 1: seed 101's draw copied with a trailing space on every state and its lines reversed, then
+    re-manifested by `dp manifest --seed 104` and answered: every state is new, the plan is the release's, so
+    `dp gate` took it as a second independent draw (3.5% errors went from "do not automate" to "automate"). This
+    package draws seed 104 itself (its hashes ship with the package): the copy is not it."""
+    from decisionpivot.evaluate.run import evaluate_system
+    from decisionpivot.evaluate.systems import get_system
+    from decisionpivot.gate.report import write_gate
+    from decisionpivot.generate.run import rebuild_manifest
+
+    copy = tmp_path / "fresh" / "seed-104"
+    copy.mkdir(parents=True)
+    for family in FAMILIES:
+        records = _lines(here.fresh / f"seed-{SEEDS[0]}" / f"{family}.jsonl")
+        _write_lines(copy / f"{family}.jsonl", [{**r, "state": r["state"] + " "} for r in reversed(records)])
+    rebuild_manifest(copy, 104, benchmark_version=BENCHMARK_VERSION)  # what `dp manifest --seed 104` writes
+    shutil.copytree(here.calibration / f"seed-{SEEDS[0]}", tmp_path / "runs" / f"seed-{SEEDS[0]}")
+    shutil.copytree(here.fresh / f"seed-{SEEDS[0]}", tmp_path / "fresh" / f"seed-{SEEDS[0]}")
+    config = here.root / "systems-calibration.yaml"
+    evaluate_system(get_system("oracle", config), copy, tmp_path / "runs" / "seed-104", progress=False,
+                    allow_modified_items=True)
+    seeds = (SEEDS[0], 104)
+    with pytest.raises(DecisionPivotError, match=r"seed-104/fact_answerable\.jsonl: SHA-256 \w+ is not \w+, the "
+                                                 r"fact_answerable items the package's known draw for core \S+ with "
+                                                 r"seed 104\. Draw them again with `dp generate --seed 104"):
+        gate_runs(here.runs, here.items, tmp_path / "runs", tmp_path / "fresh", seeds, SETTINGS)
+    gating = gate_runs(here.runs, here.items, tmp_path / "runs", tmp_path / "fresh", seeds, SETTINGS,
+                       allow_modified_items=True)
+    checks = dict(gating.item_checks)
+    assert checks[f"seed-{SEEDS[0]}/fact_answerable"] == f"re-derived core {BENCHMARK_VERSION} seed {SEEDS[0]}"
+    assert all(checks[f"seed-104/{family}"].startswith("modified (--allow-modified-items): SHA-256")
+               for family in FAMILIES)
+    written = write_gate(gating, tmp_path / "reports")
+    for path in written:
+        text = path.read_text(encoding="utf-8")
+        assert "seed-104/fact_answerable" in text, path  # every output names the items read under the flag
+    assert "**Items read with --allow-modified-items" in (tmp_path / "reports" / "gate.md").read_text()
+    certificate = json.loads((tmp_path / "reports" / "gate" / "oracle.json").read_text())
+    assert sorted(certificate["modified_items"]) == [f"seed-104/{family}" for family in FAMILIES]
