@@ -205,7 +205,8 @@ def suite_runs(inputs: ReportInputs, invariance: str | Path | None, runs: str | 
     framed = framed_runs(inputs.layouts, inputs.answers, systems, records)
     if framed is not None or invariance is None:
         return framed, ()
-    from decisionpivot.score.pipeline import SUITE_LABEL, load_runs
+    from decisionpivot.score.pipeline import load_runs
+    from decisionpivot.score.results import SUITE_LABEL
 
     present = [s for s in systems if (Path(runs) / s).is_dir()]
     if not present:

@@ -30,7 +30,7 @@ from decisionpivot.score.certified import answer_fingerprints
 from decisionpivot.score.core import CORE_METRICS, score_core
 from decisionpivot.score.layout import TaskLayout, read_layout
 from decisionpivot.score.reference import SCORE, ReferenceTask, reference_tasks, score_reference
-from decisionpivot.score.results import CORE, MACRO, REFERENCE, Exclusion, Scoring
+from decisionpivot.score.results import CORE, MACRO, REFERENCE, SUITE_LABEL, Exclusion, Scoring
 
 
 @dataclass(frozen=True)
@@ -225,10 +225,6 @@ def score_loaded(
         invariance=tuple(score_invariance(loaded.core, loaded.answers, loaded.systems, resamples, seed)),
         one_question=asked_one_question(loaded.core, loaded.answers, loaded.systems),
     )
-
-
-SUITE_LABEL = "invariance"
-"""Label prefix of an invariance suite's files among a scoring's item checks (``invariance/policy_case``)."""
 
 
 def with_invariance(

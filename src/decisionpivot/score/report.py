@@ -35,7 +35,7 @@ from decisionpivot.score.core import CHANCE_METRIC, CORE_METRICS, FAMILY_MACRO
 from decisionpivot.score.invariance import INVARIANCE, INVARIANCE_METRICS, PLAIN, invariance_metadata
 from decisionpivot.score.operations import SystemOperations
 from decisionpivot.score.reference import SCORE
-from decisionpivot.score.results import CORE, MACRO, REFERENCE, UNIFORM_GUESS, Estimate, Scoring
+from decisionpivot.score.results import CORE, MACRO, REFERENCE, SUITE_LABEL, UNIFORM_GUESS, Estimate, Scoring
 
 LEADERBOARD: tuple[tuple[str, str, str], ...] = (
     ("pair_accuracy", CORE, "Pair acc."),
@@ -538,9 +538,6 @@ def invariance_markdown(scoring: Scoring) -> str:
             "with irrelevant text, carrying steering text, or asked with other questions; gold is the same decision "
             "every time. Values 0-100 with 95% group-bootstrap intervals (every framing of a contrast group resampled "
             "together).\n\n" + "\n".join(f"- `{m}`: {meaning}" for m, meaning in INVARIANCE_METRICS.items()) + "\n")
-    modified = modified_note(scoring.item_checks)
-    if modified:
-        text += f"\n**{modified}**\n"
     if scoring.one_question:
         text += (f"\nAsked one question per request (no request interference): {', '.join(scoring.one_question)}; "
                  "their `together` items are the plain question asked again.\n")
@@ -621,11 +618,12 @@ def modified_scopes(scoring: Scoring) -> set[tuple[str, str]]:
     """(track, task) of every estimate computed from items accepted only under ``--allow-modified-items``: the
     modified tasks, and the macro and layer aggregates of a track holding one."""
     modified = {task for task, how in scoring.item_checks if is_modified(how)}
+    suite = {task.removeprefix(f"{SUITE_LABEL}/") for task in modified if task.startswith(f"{SUITE_LABEL}/")}
     scopes: set[tuple[str, str]] = set()
-    for track, tasks in ((CORE, scoring.core_tasks), (REFERENCE, scoring.reference_tasks)):
-        hit = modified.intersection(tasks)
-        if hit:
-            scopes |= {(track, task) for task in hit} | {(track, MACRO)}
+    for track, tasks in ((CORE, modified.intersection(scoring.core_tasks)),
+                         (REFERENCE, modified.intersection(scoring.reference_tasks)), (INVARIANCE, suite)):
+        if tasks:
+            scopes |= {(track, task) for task in tasks} | {(track, MACRO)}
             scopes |= {(track, f"layer:{layer}") for layer in LAYERS}
     return scopes
 
@@ -680,8 +678,25 @@ def write_reports(
         files["reference_tasks.csv"] = _records_csv(
             [e for e in scoring.estimates if e.track == REFERENCE and e.task in scoring.reference_tasks]
         )
+    note = modified_note(scoring.item_checks)
+    if note:
+        files = {name: _stated(name, content, note, modified) for name, content in files.items()}
     written = []
     for name, content in files.items():
         _write(out / name, content)
         written.append(out / name)
     return written
+
+
+def _stated(name: str, content: str | bytes, note: str, modified: set[tuple[str, str]]) -> str | bytes:
+    """An output of a scoring that read items under ``--allow-modified-items``, saying so: Markdown below its
+    heading, LaTeX in a comment, a CSV of records in a ``modified_items`` column (as scores.json)."""
+    if name.endswith(".md") and isinstance(content, str):
+        heading, _, rest = content.partition("\n")
+        return f"{heading}\n\n**{note}**\n{rest}"
+    if name.endswith(".tex") and isinstance(content, str):
+        return f"% {note}\n{content}"
+    if name.endswith(".csv") and isinstance(content, bytes) and content.startswith(b"system,track,task,"):
+        rows = list(csv.reader(io.StringIO(content.decode("utf-8"))))
+        return _csv([*rows[0], MODIFIED_KEY], [[*row, str((row[1], row[2]) in modified).lower()] for row in rows[1:]])
+    return content

@@ -27,6 +27,8 @@ CORE = "core"
 REFERENCE = "reference"
 MACRO = "macro"
 """Task name of aggregates over tasks (family-macro or pooled, see the score package docstring)."""
+SUITE_LABEL = "invariance"
+"""Label prefix of an invariance suite's files among a scoring's item checks (``invariance/policy_case``)."""
 UNIFORM_GUESS = "uniform-guess"
 """Pseudo-system carrying item-only baselines (chance pair accuracy)."""
 
