@@ -68,6 +68,7 @@ LONGEST_FIRST = (
     "tests/report/test_site.py",  # 42 s
     "tests/release/test_shared_runs.py",  # 40 s
     "tests/test_cli.py",  # 26 s
+    "tests/test_item_origin_verbs.py",  # 26 s (with the deployment project it builds when first)
     "tests/evaluate/test_checkpoints.py",  # 26 s
     "tests/overlap/test_scan.py",  # 24 s
     "tests/generate/test_all_families.py",  # 23 s
@@ -89,6 +90,7 @@ LONGEST_FIRST = (
     "tests/evaluate/test_fuzz.py",  # 12 s
     "tests/overlap/test_state.py",  # 11 s
     "tests/gate/test_cli.py",  # 10 s
+    "tests/test_item_origin.py",  # 10 s
     "tests/test_cli_fuzz.py",  # 9 s
     "tests/overlap/test_object_store.py",  # 9 s
     "tests/overlap/test_hostile_inputs.py",  # 9 s

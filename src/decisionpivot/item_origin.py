@@ -31,6 +31,7 @@ states (:func:`modified_note`, :func:`modified_items`).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
@@ -41,6 +42,8 @@ from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.item_hashes import UNCHECKED, ModifiedItemsError, check_reference_file, known_draw, released_suite
 
+VERSION = re.compile(r"[0-9]+(\.[0-9]+)*")
+"""A version as a manifest names it (it names the package's files of that version: nothing else may pass)."""
 Refused = ModifiedItemsError
 """What every refusal raises: one line naming the file, what did not match and how to go on."""
 
@@ -171,6 +174,10 @@ def _core_origin(path: Path, task: str, sha256: str, manifest: dict[str, Any], m
     if not isinstance(version, str) or version not in editions.editions():
         raise Refused(manifest_path, f"core version {version!r} is not re-derivable by this package (it draws core "
                       f"{', '.join(editions.editions())})", "Draw them with this package's `dp generate`")
+    shipped = ((known_draw(version, seed) or {}).get("families") or {}).get(task)
+    released = shipped is not None and seed == RELEASE_SEED
+    if shipped is not None and sha256 == shipped["sha256"] and entry == shipped:  # no generator needed
+        return f"{RELEASED_CORE} {version}" if released else f"{REDERIVED} core {version} seed {seed}"
     again = f"Draw them again with `dp generate --seed {seed} --families {task} --version {version}`"
     registry = editions.module(version, "registry")
     if task not in [spec.name for spec in registry.families()]:
@@ -180,9 +187,7 @@ def _core_origin(path: Path, task: str, sha256: str, manifest: dict[str, Any], m
         raise Refused(manifest_path, f"{task} drawn by generator version {entry['generator_version']!r}, and this "
                       f"package draws core {version}'s {task} with version {generator!r}: not re-derivable by this "
                       "package (drawn by another package version)", again)
-    shipped = ((known_draw(version, seed) or {}).get("families") or {}).get(task)
     expected = shipped if shipped is not None else derived_core(version, seed, task)
-    released = shipped is not None and seed == RELEASE_SEED
     source = ("the package's released core" if released else "the package's known draw" if shipped is not None
               else "this package's generators draw")
     if sha256 != expected["sha256"]:
@@ -236,7 +241,9 @@ def _suite_origin(path: Path, task: str, sha256: str, manifest: dict[str, Any], 
     core_version, core_seed = core["version"], _seed(entry.get("core_seed", RELEASE_SEED))
     if seed is None or base_items is None or core_seed is None:
         raise Refused(manifest_path, "seed, base_items_per_family and core_seed must be integers >= 0", redraw)
-    released = released_suite(str(version)) or {}
+    if not isinstance(version, str) or not VERSION.fullmatch(version):
+        raise Refused(manifest_path, f"suite version {version!r} is not a version (digits and dots)", redraw)
+    released = released_suite(version) or {}
     claimed = ("version", "seed", "core", "base_items_per_family", "framings")
     if all(manifest[key] == released.get(key) for key in claimed) and task in released.get("families", {}):
         expected = released["families"][task]
@@ -256,7 +263,7 @@ def _suite_origin(path: Path, task: str, sha256: str, manifest: dict[str, Any], 
         raise Refused(manifest_path, f"framed from core {core_version!r}: this package frames only core "
                       f"{BENCHMARK_VERSION} as its generators draw it, so the suite is not re-derivable by it",
                       "Frame a core this package draws")
-    expected = derived_suite(str(version), seed, base_items, core_version, core_seed, task)
+    expected = derived_suite(version, seed, base_items, core_version, core_seed, task)
     again = f"Draw it again with `dp frame --seed {seed} --base-items {base_items} --families {task}`"
     if sha256 != expected["sha256"]:
         raise Refused(path, f"SHA-256 {sha256} is not {expected['sha256']}, the {task} items this package frames "
