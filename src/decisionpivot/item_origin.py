@@ -19,7 +19,7 @@ a list of what is bad:
   framed by `dp frame`'s own code (:func:`derived_suite`).
 * **A reference task** (no manifest, or one that does not list it, and a task card of that name) is accepted
   when its SHA-256 is the one its verified card records; an unverified card records none, and the file is
-  accepted as ``unchecked (...)``, said in every output.
+  accepted as ``unchecked (...)``, which the answer metas and the leaderboard name.
 
 Everything else - a changed byte, a re-ordered or dropped line, a manifest rewritten to match, a draw by
 another generator version, an unknown task without a card, a folder without a manifest - is refused with one
