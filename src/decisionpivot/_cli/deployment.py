@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, name_list
+from decisionpivot._cli.pipeline_outputs import default_out
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.user_files import FRACTION, PRICE, RESAMPLES
 
@@ -68,12 +69,13 @@ class DeploymentVerbs:
         from decisionpivot.recalibrate.report import recalibration_markdown, write_recalibration
         from decisionpivot.recalibrate.run import recalibrate_runs
 
+        out = default_out("recalibrate", out, "reports/recalibrate")
         chosen = parse_seeds(name_list(seeds), Path(calibration_runs))
         result = recalibrate_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, Path(calibration_runs),
                                   Path(calibration_items), chosen, name_list(systems), float(target_risk),
                                   float(delta), int(resamples), allow_modified_items=bool(allow_modified_items))
         print(recalibration_markdown(result))
-        for path in write_recalibration(result, Path(out or "reports/recalibrate")):
+        for path in write_recalibration(result, Path(out)):
             print(f"wrote {path}")
 
 
@@ -102,7 +104,7 @@ class CostVerb:
     def cost(self, runs: str = "runs", items: str | None = None, costs: str | None = None,
              cost_wrong: Annotated[float | None, PRICE.check] = None,
              cost_escalated: Annotated[float | None, PRICE.check] = None, gate: str | None = None,
-             systems: str | Sequence[str] | None = None, out: str = "reports/cost",
+             systems: str | Sequence[str] | None = None, out: str | None = None,
              allow_modified_items: bool = False) -> None:
         """Expected cost per 1,000 decisions against the confidence threshold, per system and family.
 
@@ -120,7 +122,7 @@ class CostVerb:
           gate: `dp gate`'s gate.json, for the certified thresholds (default: none); refused when made from
             other answers or items.
           systems: comma-separated systems (default: every folder under runs).
-          out: output folder.
+          out: output folder (default reports/cost).
           allow_modified_items: read items files this package neither re-derives nor released (a core draw or
             suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
             every output then says so. Without it such a file stops dp cost.
@@ -128,6 +130,7 @@ class CostVerb:
         from decisionpivot.cost.report import cost_markdown, write_cost
         from decisionpivot.cost.run import cost_runs, read_prices
 
+        out = default_out("cost", out, "reports/cost")
         prices = read_prices(Path(costs) if costs else None, cost_wrong, cost_escalated)
         entries = cost_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, prices,
                             Path(gate) if gate else None, name_list(systems), bool(allow_modified_items))

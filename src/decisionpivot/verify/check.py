@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, check_names
 from decisionpivot.frame.framings import PLAIN
 from decisionpivot.item_origin import accept_items_file
 from decisionpivot.items import Item, read_items, sha256_file
@@ -96,10 +96,9 @@ def verify_folder(folder: str | Path, families: Sequence[str] | None = None,
     names = list(families) if families else list(entries)
     if not names:
         raise DecisionPivotError(f"{folder}/MANIFEST.json lists no families")
+    check_names("family", names, entries, where=f"{folder}/MANIFEST.json", plural="families")
     accepted = []
     for name in names:  # every file accepted before any solver runs
-        if name not in entries:
-            raise DecisionPivotError(f"{folder}/MANIFEST.json has no entry for family {name!r}")
         path = folder / f"{name}.jsonl"
         if not path.exists():
             raise DecisionPivotError(f"{path}: listed in MANIFEST.json but missing")
