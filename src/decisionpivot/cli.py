@@ -18,6 +18,7 @@ from decisionpivot._cli.frame import FrameVerbs
 from decisionpivot._cli.harness import HarnessVerbs
 from decisionpivot._cli.items import ItemVerbs
 from decisionpivot._cli.reference import ReferenceVerbs
+from decisionpivot._cli.scale import ScaleVerbs
 from decisionpivot._cli.scoring import ScoringVerbs
 from decisionpivot._cli.shell import ShellVerbs
 from decisionpivot.command_line import (
@@ -35,7 +36,7 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.redact import RedactingStream, redact
 
 
-class DP(ItemVerbs, FrameVerbs, EvaluationVerbs, ScoringVerbs, DeploymentVerbs, CostVerb, MonitorVerb,
+class DP(ItemVerbs, FrameVerbs, ScaleVerbs, EvaluationVerbs, ScoringVerbs, DeploymentVerbs, CostVerb, MonitorVerb,
          ReferenceVerbs, HarnessVerbs, ShellVerbs):
     """DecisionPivot: a diagnostic benchmark for decision models in LLM systems.
 
@@ -85,6 +86,7 @@ CONSTRAINTS: Constraints = {
     },
     "generate": {"out": folder_or_default},  # --out= : the default folder for the seed
     "frame": {"out": folder_or_default, "base_items": at_least(1)},
+    "scale": {"out": folder_or_default},  # --out= : the default folder for the seed
     "licenses": {"out": file_or_default},  # --out= : print only
     "sample": {"out": file_or_default, "source": folder_or_default},  # --out names the sampled-answers file
     "report": {"reports": folder, "gate": file_or_default, "partial": file_or_default},  # "" = none

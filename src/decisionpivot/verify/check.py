@@ -9,8 +9,11 @@ from pathlib import Path
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.frame.framings import PLAIN
 from decisionpivot.items import Item, read_items, sha256_file
+from decisionpivot.scale import SCALE_BENCHMARK
 from decisionpivot.score.metrics import chance_pair_accuracy
+from decisionpivot.score_questions import check_score_item
 from decisionpivot.solve import solvers
+from decisionpivot.solve.scale import scale_solvers
 
 
 @dataclass(frozen=True)
@@ -58,9 +61,10 @@ class FamilyAgreement:
 
 def agreement(family: str, items: Sequence[Item]) -> FamilyAgreement:
     """Run the family's solver on every item."""
-    available = solvers()
+    available = {**solvers(), **scale_solvers()}
     if family not in available:
-        raise DecisionPivotError(f"no independent solver for family {family!r} (expected solve/{family}.py)")
+        raise DecisionPivotError(f"no independent solver for family {family!r} (expected solve/{family}.py, or "
+                                 f"solve/scale/{family}.py for a family of the scale suite)")
     solve = available[family]
     agree = 0
     bad: list[Disagreement] = []
@@ -103,6 +107,9 @@ def verify_folder(folder: str | Path, families: Sequence[str] | None = None) -> 
                 f"{path}: SHA-256 {found} does not match MANIFEST.json ({entry['sha256']})"
             )
         items = read_items(path)
+        if manifest.get("benchmark") == SCALE_BENCHMARK:  # the scale suite: every item a well-formed score question
+            for number, item in enumerate(items, start=1):
+                check_score_item(item, f"{path}:{number}")
         if len(items) != entry["items"]:
             raise DecisionPivotError(f"{path}: {len(items)} items, MANIFEST.json says {entry['items']}")
         results.append(agreement(name, items))

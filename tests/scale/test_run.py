@@ -1,0 +1,126 @@
+"""Drawing the scale suite: byte-for-byte redraws, fresh draws by seed, the manifest, and `dp scale` / `dp verify` /
+`dp audit` on a small draw."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from decisionpivot.errors import DecisionPivotError
+from decisionpivot.items import items_bytes, read_items, write_items
+from decisionpivot.scale import SCALE_BENCHMARK, SCALE_SEED, SCALE_VERSION
+from decisionpivot.scale.run import default_folder, draw_family, write_suite
+from tests.scale.conftest import scale_draw
+
+FAMILY = "support_priority"
+
+
+def dp(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "decisionpivot.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env={**os.environ, **(env or {})}, timeout=600)
+
+
+def _shape(items: object) -> list[tuple[int, tuple[tuple[str, str], ...]]]:
+    """Per group in file order: its level and its members' (variation, gold), order-free."""
+    groups: dict[str, list] = defaultdict(list)
+    for item in items:  # type: ignore[attr-defined]
+        groups[item.group].append(item)
+    return [(ms[0].level, tuple(sorted((m.variation, m.answer) for m in ms))) for ms in groups.values()]
+
+
+def test_a_draw_is_redrawn_byte_for_byte_and_another_seed_draws_other_items_on_the_same_plan() -> None:
+    release = items_bytes(scale_draw(FAMILY).items)
+    again = items_bytes(draw_family(FAMILY, SCALE_SEED).items)  # not the cached draw
+    assert hashlib.sha256(again).hexdigest() == hashlib.sha256(release).hexdigest()
+    fresh = scale_draw(FAMILY, 7).items
+    assert items_bytes(fresh) != release
+    assert _shape(fresh) == _shape(scale_draw(FAMILY).items)
+    assert len({i.state for i in fresh} & {i.state for i in scale_draw(FAMILY).items}) == 0
+
+
+def test_suite_folder_and_manifest(tmp_path: Path) -> None:
+    assert default_folder(SCALE_SEED) == Path("datasets/scale") / SCALE_VERSION
+    assert default_folder(7) == Path("datasets/scale/fresh/seed-7")
+    manifest = write_suite(tmp_path, 7, [FAMILY])
+    entry = manifest["families"][FAMILY]
+    data = (tmp_path / f"{FAMILY}.jsonl").read_bytes()
+    assert data == items_bytes(scale_draw(FAMILY, 7).items)
+    assert entry == {"file": f"{FAMILY}.jsonl", "layer": "A", "items": 600, "groups": len(_shape(read_items(
+        tmp_path / f"{FAMILY}.jsonl"))), "sha256": hashlib.sha256(data).hexdigest(), "generator_version": "1.0",
+                     "seed": 7, "scale_levels": [3, 4, 5]}
+    assert (manifest["benchmark"], manifest["version"], manifest["question_type"], manifest["items"]) == (
+        SCALE_BENCHMARK, SCALE_VERSION, "score", 600)
+    assert json.loads((tmp_path / "MANIFEST.json").read_text()) == manifest
+
+
+def test_a_folder_of_another_benchmark_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "MANIFEST.json").write_text(json.dumps({"benchmark": "DecisionPivot core", "families": {}}))
+    with pytest.raises(DecisionPivotError, match="not a scale suite manifest"):
+        write_suite(tmp_path, 7, [FAMILY])
+
+
+def test_unknown_family_is_named_with_a_hint(tmp_path: Path) -> None:
+    result = dp("scale", "--families", "support_priorty", "--out", str(tmp_path / "s"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "unknown scale family 'support_priorty' (did you mean support_priority?)" in result.stderr
+
+
+@pytest.fixture(scope="module")
+def small_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`dp scale --seed 7` of one family, then the first 17 groups of each level with the manifest rewritten (the
+    audit's probes are cross-validated: 150 items are enough to run them, 600 take a quarter of a minute). The plan
+    adds each group where it evens the levels out most, so any first part of a level is balanced too; every
+    fourth group is not (it keeps a period of the plan, and the audit's balance and middle-level checks say so)."""
+    folder = tmp_path_factory.mktemp("scale")
+    result = dp("scale", "--seed", "7", "--families", FAMILY, "--out", str(folder), env={"PYTHONHASHSEED": "1"})
+    assert result.returncode == 0, result.stderr
+    assert f"wrote {folder}/ (scale suite {SCALE_VERSION}, seed 7)" in result.stdout
+    assert FAMILY in result.stdout and "3/4/5" in result.stdout
+    items = read_items(folder / f"{FAMILY}.jsonl")
+    kept = {g for level in (1, 2, 3) for g in list(dict.fromkeys(i.group for i in items if i.level == level))[:17]}
+    digest = write_items(folder / f"{FAMILY}.jsonl", [i for i in items if i.group in kept])
+    manifest = json.loads((folder / "MANIFEST.json").read_text())
+    manifest["families"][FAMILY].update(items=sum(i.group in kept for i in items), groups=len(kept), sha256=digest)
+    (folder / "MANIFEST.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    return folder
+
+
+def test_dp_verify_finds_the_scale_solvers(small_suite: Path) -> None:
+    result = dp("verify", "--items", str(small_suite))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "verify OK" in result.stdout and "100.00%" in result.stdout
+
+
+def test_dp_verify_refuses_an_item_that_is_no_score_question(small_suite: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    items = read_items(small_suite / f"{FAMILY}.jsonl")
+    from dataclasses import replace
+
+    items[2] = replace(items[2], extra={})
+    digest = write_items(folder / f"{FAMILY}.jsonl", items)
+    manifest = json.loads((small_suite / "MANIFEST.json").read_text())
+    manifest["families"][FAMILY]["sha256"] = digest
+    (folder / "MANIFEST.json").write_text(json.dumps(manifest))
+    result = dp("verify", "--items", str(folder))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"{FAMILY}.jsonl:3: field 'question_type': expected 'score'" in result.stderr
+
+
+def test_dp_audit_runs_the_probes_heuristics_and_the_middle_level_check(small_suite: Path, tmp_path: Path) -> None:
+    result = dp("audit", "--items", str(small_suite), "--out", str(tmp_path), "--jobs", "1", "--strict",
+                "--params", str(tmp_path / "none.yaml"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads((tmp_path / "audit.json").read_text())
+    [family] = report["families"]
+    assert set(family["heuristics"]) == {"clock_time", "edge_other_side"}, "the scale family's own heuristics"
+    assert set(family["ordinal"]["middle"]) == {"all", "1", "2", "3"}
+    assert family["ordinal"]["levels_unused"] == {} and family["failures"] == []
+    assert "## Score questions: the middle level is no shortcut" in (tmp_path / "audit.md").read_text()
