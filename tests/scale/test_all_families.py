@@ -10,8 +10,10 @@ import pytest
 from scipy.stats import chisquare
 
 from decisionpivot.audit.run import heuristic_positions
+from decisionpivot.audit.text import text_findings
 from decisionpivot.generate.family import case_difference
 from decisionpivot.items import render_state
+from decisionpivot.scale import SCALE_SEED
 from decisionpivot.scale.boundary import Boundary, variation
 from decisionpivot.scale.registry import families, family
 from decisionpivot.score.metrics import chance_pair_accuracy
@@ -107,3 +109,11 @@ def test_heuristics_solve_no_more_groups_than_guessing(name: str) -> None:
         for item, position in zip(items, predicted, strict=True):
             whole[item.group or ""] &= bool(position == gold_level(item))
         assert sum(whole.values()) / len(whole) <= chance_pair_accuracy(items) + 0.05, hname
+
+
+def test_text_reads_clean(name: str) -> None:
+    """The audit's text check (doubled words, agreement such as "1 people", articles, spelling, misplaced function
+    words) finds nothing, on the release and on a fresh draw."""
+    for seed in (SCALE_SEED, 7):
+        findings = text_findings(scale_draw(name, seed).items)
+        assert findings == [], findings[:5]

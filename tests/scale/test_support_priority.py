@@ -84,3 +84,15 @@ def test_solver_reads_the_state_not_the_gold() -> None:
     last = text.splitlines()[-1]
     moved = last[: -len("HH:MM.")] + "23:59."
     assert solve(replace(item, state=text.replace(last, moved))) != item.answer
+
+
+def test_history_length_says_nothing_about_the_boundary() -> None:
+    """As many notes and waits whatever the time open (a short request once showed fewer lines: the audit's
+    line-count probe read the level off them)."""
+    lines: dict[tuple[int, int], list[int]] = {}
+    for seed in (SCALE_SEED, 7, 8):  # three draws: a level's boundaries have 12 to 30 groups each
+        for plan, group in scale_groups(sp.NAME, seed):
+            lines.setdefault((plan.level, Boundary.of(plan).edge), []).append(len(group.members[0].case["events"]))
+    for level in (1, 2, 3):
+        means = [sum(v) / len(v) for (lv, _), v in lines.items() if lv == level]
+        assert max(means) - min(means) < 0.6, (level, means)

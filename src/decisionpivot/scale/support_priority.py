@@ -35,6 +35,7 @@ import datetime as dt
 import random
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from decisionpivot.generate.common.formatting import MONTHS, WEEKDAYS, clock
@@ -391,25 +392,34 @@ def _try_case(rng: random.Random, level: int, kind: str, boundary: Boundary) -> 
             later += 1
         checked = rng.randrange(checked, later + 1) if kind != "checked" else checked
     case["checked"] = checked
-    if level == 3 and rng.random() < 0.5:  # a wait for a third party, which does not stop the clock
-        last = events[-1]["t"]
-        if checked - last > 60:
-            start = rng.randrange(last + 10, checked - 40)
-            end = rng.randrange(start + 15, checked - 10)
-            if not (_in_hours(case, start) and _in_hours(case, end)):
-                return None
-            events.append({"t": start, "kind": "third", "status": THIRD,
-                           "text": f"{agents[1]} asked {party} for help; status: {THIRD}"})
-            events.append({"t": end, "kind": "resume", "status": OPEN, "text": f"{party} answered; status: {OPEN}"})
+    # Notes and (level 3, half the cases) a wait for a third party, which does not stop the clock: as many
+    # whatever the time open, or a short request would show fewer lines than a long one.
+    if level == 3 and rng.random() < 0.5:
+        stamps = sorted([*(e["t"] for e in events), checked])
+        gaps = [(a, b) for a, b in pairwise(stamps) if b - a >= 20 and not any(wa <= a < wb for wa, wb in waits)]
+        if not gaps:
+            return None
+        for _attempt in range(100):
+            a, b = pick(rng, gaps)
+            start = rng.randrange(a + 5, b - 9)
+            end = rng.randrange(start + 3, b - 4)
+            if _in_hours(case, start) and _in_hours(case, end):
+                break
+        else:
+            return None
+        events.append({"t": start, "kind": "third", "status": THIRD,
+                       "text": f"{agents[1]} asked {party} for help; status: {THIRD}"})
+        events.append({"t": end, "kind": "resume", "status": OPEN, "text": f"{party} answered; status: {OPEN}"})
     for _ in range(rng.randint(1, 2)):
-        lo, hi = logged + 5, checked - 5
-        if hi - lo < 10:
-            break
-        t = rng.randrange(lo, hi)
+        for _attempt in range(100):
+            t = rng.randrange(logged + 5, max(logged + 6, checked - 4))
+            if all(abs(t - e["t"]) > 4 for e in events) and not any(a <= t < b for a, b in waits):
+                break
+        else:
+            return None
         by_agent = _in_hours(case, t) and rng.random() < 0.6
         note = pick(rng, AGENT_NOTES).format(agent=pick(rng, agents)) if by_agent else pick(rng, REQUESTER_NOTES)
-        if all(abs(t - e["t"]) > 4 for e in events) and not any(a <= t < b for a, b in waits):
-            events.append({"t": t, "kind": "note", "status": None, "text": note})
+        events.append({"t": t, "kind": "note", "status": None, "text": note})
     events.sort(key=lambda e: e["t"])
     # The decisive minute must count, with room for two steps either way, and no other event next to it.
     decisive = _decisive_time(case, kind)
