@@ -15,6 +15,7 @@ from decisionpivot.scale.boundary import (
     check_boundary_group,
     expected_answers,
     offset,
+    scale_plans,
     variation,
 )
 from decisionpivot.score_questions import level_options
@@ -78,3 +79,16 @@ def test_config_refuses_scales_outside_three_to_seven() -> None:
         ScaleConfig(levels=(3, 4, 8)).validate()
     with pytest.raises(ValueError, match="at least"):
         ScaleConfig(items_per_level=4, levels=(3, 4, 7)).validate()
+
+
+def test_decisive_kinds_are_spread_over_every_boundary() -> None:
+    """Taken in plan order, the kinds followed the plan's own period (on three levels the boundaries alternate), and
+    a family with four kinds had two of them only at the lowest boundary."""
+    plans = scale_plans((3, 5, 7), 200, (("a", "b", "c", "d"),) * 3)
+    for level in (1, 2, 3):
+        by_edge: dict[int, Counter[str]] = {}
+        for plan in plans:
+            if plan.level == level:
+                by_edge.setdefault(Boundary.of(plan).edge, Counter())[plan.variation] += 1
+        for edge, kinds in by_edge.items():
+            assert set(kinds) == {"a", "b", "c", "d"} and max(kinds.values()) - min(kinds.values()) <= 2, (edge, kinds)

@@ -138,14 +138,22 @@ def boundary_plan(levels: int, items: int) -> list[Boundary]:
 
 def scale_plans(levels_per_difficulty: Sequence[int], items_per_level: int,
                 decisive_kinds: Sequence[Sequence[str]]) -> list[GroupPlan]:
-    """The group plans of a family: for each difficulty level its boundaries (:func:`boundary_plan`), the
-    decisive fact's kind taken in turn from that level's ``decisive_kinds`` (the plan's ``variation``)."""
+    """The group plans of a family: for each difficulty level its boundaries (:func:`boundary_plan`), each with the
+    kind of its decisive fact (the plan's ``variation``) from that level's ``decisive_kinds``.
+
+    The kinds are taken in turn within each boundary and shape, not along the plan: the plan visits the boundaries
+    in a period of its own (1, 2, 1, 2, ... on three levels), which a family's kinds taken in plan order would
+    follow, so that one kind of decisive fact sat only at the lowest boundary and told the level.
+    """
     plans = []
     for level, levels in enumerate(levels_per_difficulty, start=1):
         kinds = decisive_kinds[level - 1]
+        seen: Counter[tuple[int, int, int]] = Counter()
         for index, boundary in enumerate(boundary_plan(levels, items_per_level)):
-            plans.append(GroupPlan(level=level, index=index, variation=kinds[index % len(kinds)],
-                                   params=boundary.params()))
+            slot = (boundary.edge, boundary.lower, boundary.upper)
+            kind = kinds[(seen[slot] + boundary.edge) % len(kinds)]
+            seen[slot] += 1
+            plans.append(GroupPlan(level=level, index=index, variation=kind, params=boundary.params()))
     return plans
 
 
