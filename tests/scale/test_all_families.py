@@ -12,6 +12,7 @@ from scipy.stats import chisquare
 from decisionpivot.audit.run import heuristic_positions
 from decisionpivot.audit.text import text_findings
 from decisionpivot.generate.family import case_difference
+from decisionpivot.generate.registry import families as core_families
 from decisionpivot.items import render_state
 from decisionpivot.scale import SCALE_SEED
 from decisionpivot.scale.boundary import Boundary, variation
@@ -26,6 +27,15 @@ SCALE_FAMILIES = [spec.name for spec in families()]
 @pytest.fixture(params=SCALE_FAMILIES)
 def name(request: pytest.FixtureRequest) -> str:
     return request.param
+
+
+def test_five_families_from_five_layers_apart_from_the_core() -> None:
+    specs = families()
+    assert len(specs) >= 5
+    assert len({s.layer for s in specs}) == len(specs), "one family per decision layer"
+    assert not {s.name for s in specs} & {s.name for s in core_families()}
+    assert len(core_families()) == 13, "the core registry keeps exactly its 13 families"
+    assert {n for s in specs for n in s.config_type().levels} == {3, 4, 5, 6, 7}, "scales of 3 to 7 levels"
 
 
 def test_counts_levels_ids_and_format(name: str) -> None:
