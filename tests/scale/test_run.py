@@ -124,3 +124,15 @@ def test_dp_audit_runs_the_probes_heuristics_and_the_middle_level_check(small_su
     assert set(family["ordinal"]["middle"]) == {"all", "1", "2", "3"}
     assert family["ordinal"]["levels_unused"] == {} and family["failures"] == []
     assert "## Score questions: the middle level is no shortcut" in (tmp_path / "audit.md").read_text()
+
+
+def test_dp_scale_bytes_do_not_depend_on_hash_seed_locale_time_zone_or_processes(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    first = dp("scale", "--seed", "11", "--out", str(a), env={"PYTHONHASHSEED": "0", "LC_ALL": "C"})
+    second = dp("scale", "--seed", "11", "--out", str(b), "--jobs", "2",
+                env={"PYTHONHASHSEED": "987654", "LC_ALL": "C.UTF-8", "TZ": "Asia/Tokyo"})
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    digests = [{p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+               for folder in (a, b)]
+    assert digests[0] == digests[1] and len(digests[0]) == 6
+    assert "3000 score items in all" in first.stdout
