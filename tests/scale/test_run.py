@@ -136,3 +136,21 @@ def test_dp_scale_bytes_do_not_depend_on_hash_seed_locale_time_zone_or_processes
                for folder in (a, b)]
     assert digests[0] == digests[1] and len(digests[0]) == 6
     assert "3000 score items in all" in first.stdout
+
+
+def test_audit_trains_on_a_fresh_draw_of_the_scale_family(small_suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`dp audit --train-seed N` on the suite trains the probes on the scale family's own fresh draw and runs its
+    heuristics (the core's registry knows neither)."""
+    from decisionpivot.audit import run as audit_run
+
+    seen: dict[str, object] = {}
+
+    def capture(name: str, items: object, limits: object, heuristics: dict, train: list | None = None) -> dict:
+        seen.update(name=name, heuristics=sorted(heuristics), train=train)
+        return {}
+
+    monkeypatch.setattr(audit_run, "audit_family", capture)
+    audit_run.run_family_audit(audit_run.FamilyAudit(FAMILY, small_suite / f"{FAMILY}.jsonl",
+                                                     audit_run.AuditLimits(), train_seed=7))
+    assert seen["heuristics"] == ["clock_time", "edge_other_side"]
+    assert items_bytes(seen["train"]) == items_bytes(scale_draw(FAMILY, 7).items)  # type: ignore[arg-type]
