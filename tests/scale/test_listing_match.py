@@ -28,12 +28,20 @@ def test_the_decisive_figure_steps_across_its_limit_and_the_points_across_one_ed
 
 
 def test_other_figures_clear_their_limits() -> None:
-    """Only the decisive figure lies near its limit: every other one meets or misses it by a clear margin."""
+    """Only the decisive figure lies near its limit: every other one meets or misses it by a clear margin, and a
+    figure that comes in round sizes (a lease in years, a service interval) by whole steps of them."""
+    figures = {(s.domain, f.key): f for s in lm.SETTINGS for f in s.figures}
     for _, group in scale_groups(lm.NAME):
         case = group.members[0].case
         for requirement in case["brief"]:
-            if requirement["key"] != case["decisive"]:
-                assert abs(lm.value(case, requirement["key"]) - requirement["limit"]) >= 2
+            if requirement["key"] == case["decisive"]:
+                continue
+            figure = figures[(case["domain"], requirement["key"])]
+            gap = abs(lm.value(case, requirement["key"]) - requirement["limit"])
+            if figure.decisive:
+                assert gap >= 2
+            else:
+                assert gap and gap % figure.limits[2] == 0
 
 
 def test_weights_and_parts_by_level() -> None:

@@ -128,9 +128,9 @@ class Setting:
     """Currency of money figures."""
     figures: tuple[Figure, ...]
     """Its figures, ten of them."""
-    parts: dict[str, tuple[str, str, str]]
+    parts: dict[str, tuple[str, str, str, tuple[int, int]]]
     """Level 3: a figure given as two parts, by key: (first part's label, second part's label, 'add'|'subtract'|
-    'first only')."""
+    'first only', the second part's range in the figure's units)."""
 
 
 SETTINGS = (
@@ -146,8 +146,8 @@ SETTINGS = (
                 Figure("parking", "Car parking spaces", AT_LEAST, (10, 60, 5), "int", ""),
                 Figure("lease", "Shortest lease", AT_MOST, (3, 10, 1), "int", " years", decisive=False),
                 Figure("available", "Available from", AT_MOST, (30, 150, 30), "date", ""),
-            ), {"cost": ("Rent per month", "Service charge per month", "add"),
-                "area": ("Ground floor", "Mezzanine", "first only")}),
+            ), {"cost": ("Rent per month", "Service charge per month", "add", (800, 4000)),
+                "area": ("Ground floor", "Mezzanine", "first only", (200, 1200))}),
     Setting("energy", "the fleet team", "a regional electricity supplier", ("Energy", "Power", "Utilities"), "",
             "service van", "the field service depot", "NOK", (
                 Figure("payload", "Payload", AT_LEAST, (800, 1400, 50), "int", " kg"),
@@ -160,8 +160,8 @@ SETTINGS = (
                 Figure("delivery", "Delivery time", AT_MOST, (4, 16, 2), "int", " weeks"),
                 Figure("emissions", "CO2 emissions", AT_MOST, (150, 250, 10), "int", " g/km"),
                 Figure("interval", "Service interval", AT_LEAST, (20000, 40000, 5000), "int", " km", decisive=False),
-            ), {"payload": ("Gross vehicle weight", "Kerb weight", "subtract"),
-                "price": ("List price", "Dealer discount", "subtract")}),
+            ), {"payload": ("Gross vehicle weight", "Kerb weight", "subtract", (1700, 2300)),
+                "price": ("List price", "Dealer discount", "subtract", (15000, 60000))}),
     Setting("hospitality", "the events team", "a hotel group", (), "Hotels",
             "conference venue", "the client's annual conference", "DKK", (
                 Figure("seats", "Seats in the main hall", AT_LEAST, (80, 400, 20), "int", ""),
@@ -174,8 +174,8 @@ SETTINGS = (
                 Figure("rooms", "Hotel rooms on site", AT_LEAST, (20, 150, 10), "int", ""),
                 Figure("ceiling", "Ceiling height", AT_LEAST, (30, 60, 5), "tenths", " m"),
                 Figure("airport", "Distance from the airport", AT_MOST, (10, 40, 5), "int", " km"),
-            ), {"per_guest": ("Menu per guest", "Drinks package per guest", "add"),
-                "hire": ("Hall rental", "Technician fee", "add")}),
+            ), {"per_guest": ("Menu per guest", "Drinks package per guest", "add", (60, 180)),
+                "hire": ("Hall rental", "Technician fee", "add", (1500, 4000))}),
 )
 
 
@@ -246,15 +246,15 @@ def _clear_value(rng: random.Random, figure: Figure, limit: int, met: bool) -> i
     return figure_value if figure_value > 0 else 0
 
 
-def _split(rng: random.Random, figure_value: int, how: str, figure: Figure) -> tuple[int, int] | None:
-    """Two parts that give ``figure_value`` the way ``how`` says."""
+def _split(rng: random.Random, figure_value: int, how: str, second_range: tuple[int, int]) -> tuple[int, int] | None:
+    """Two parts that give ``figure_value`` the way ``how`` says, the second in its usual range (a van's kerb
+    weight, a dealer's discount, a service charge)."""
+    second = rng.randint(*second_range)
     if how == "add":
-        second = rng.randint(max(1, figure_value // 20), max(2, figure_value // 6))
-        return (figure_value - second, second) if figure_value - second > 0 else None
+        return (figure_value - second, second) if figure_value - second > second else None
     if how == "subtract":
-        second = rng.randint(max(1, figure_value // 3), max(2, figure_value))
         return (figure_value + second, second)
-    return (figure_value, rng.randint(max(1, figure_value // 10), max(2, figure_value // 4)))
+    return (figure_value, second)
 
 
 def _listing_name(rng: random.Random, setting: Setting, book: NameBook) -> str:
@@ -321,8 +321,11 @@ def _try_case(rng: random.Random, level: int, direction: str, boundary: Boundary
         if figure is decisive:
             first_met = limit if style == INCLUSIVE else limit + (1 if direction == AT_LEAST else -1)
             figure_value = first_met - (1 if direction == AT_LEAST else -1)  # lower_1: one unit short
-        else:
+        elif figure.decisive:
             figure_value = _clear_value(rng, figure, limit, i in met)
+        else:  # a figure that comes in round sizes: whole steps from the limit
+            step = figure.limits[2] if figure.direction == AT_LEAST else -figure.limits[2]
+            figure_value = limit + (1 if i in met else -1) * step * rng.randint(1, 3)
         listing[figure.key] = figure_value
     case: dict[str, Any] = {"domain": setting.domain, "team": setting.team, "organisation": organisation,
                             "about": setting.about, "thing": setting.thing, "client": setting.client,
@@ -331,9 +334,9 @@ def _try_case(rng: random.Random, level: int, direction: str, boundary: Boundary
                             "decisive": decisive.key, "edges": edges, "names": list(SCALES[boundary.levels]),
                             "brief": brief, "listing": listing, "parts": {}}
     if level == 3:
-        for key, (_, _, how) in setting.parts.items():
+        for key, (_, _, how, second_range) in setting.parts.items():
             if key in listing:
-                split = _split(rng, listing[key], how, next(f for f in figures if f.key == key))
+                split = _split(rng, listing[key], how, second_range)
                 if split is None:
                     return None
                 listing[key] = list(split)
@@ -402,7 +405,7 @@ def listing_line(case: dict[str, Any], requirement: dict[str, Any], setting_part
     shown = case["listing"][key]
     if not isinstance(shown, list):
         return [f"- {requirement['label']}: {_show(case, requirement['kind'], requirement['unit'], shown)}"]
-    first, second, _ = setting_parts[key]
+    first, second, _, _ = setting_parts[key]
     return [f"- {first}: {_show(case, requirement['kind'], requirement['unit'], shown[0])}",
             f"- {second}: {_show(case, requirement['kind'], requirement['unit'], shown[1])}"]
 
@@ -440,7 +443,7 @@ def render(case: dict[str, Any]) -> str:
                  "is taken off the first", "first only": "only the first part the listing gives counts"}
         for key, how in case["parts"].items():
             label = next(r["label"] for r in case["brief"] if r["key"] == key)
-            first, second, _ = setting.parts[key]
+            first, second, _, _ = setting.parts[key]
             lines.append(f"- {label}: {notes[how]} ({first.lower()}, {second.lower()}).")
     lines.append("- Grades by points:")
     lines += grade_lines(case)
