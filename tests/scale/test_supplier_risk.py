@@ -38,18 +38,30 @@ def test_the_decisive_figure_moves_one_step_per_member() -> None:
             assert 0 < step <= Fraction(1, 3)
 
 
-def test_the_straddled_threshold_says_nothing_about_the_boundary() -> None:
-    """The decisive figure's threshold at the group's boundary is drawn from one range whatever the boundary (drawn
-    from the first threshold up, it sat higher the higher the boundary, and the figure's size told the level)."""
+def test_every_other_figure_is_a_near_miss() -> None:
+    """No figure but the decisive one reaches a tier (reaching tiers up to the group's lower one told the boundary),
+    and each lies within one spacing of its first threshold."""
+    for plan, group in scale_groups(sr.NAME):
+        for member in group.members:
+            case = dict(member.case)
+            for criterion, thresholds in case["rules"]["thresholds"].items():
+                if criterion == plan.variation:
+                    continue
+                assert sr.figure_tier(case, criterion) == 0
+                if criterion == sr.ON_TIME and case["facts"][sr.ON_TIME]["deliveries"] < sr.MIN_DELIVERIES:
+                    continue  # level 3: too few deliveries to count, whatever the rate
+                spacing = abs(thresholds[1] - thresholds[0])
+                rounding = Fraction(1, 2)  # a rate rounded to whole deliveries or units
+                assert abs(sr.figure(case, criterion) - thresholds[0]) <= spacing + rounding
+
+
+def test_ladders_do_not_depend_on_the_boundary() -> None:
+    """A figure's thresholds come from its own draw of a start and a spacing, never from the group's boundary."""
+    rng_a, rng_b = random.Random("ladder"), random.Random("ladder")
     for criterion in sr.CRITERIA:
         for count in (2, 4, 6):
-            spreads = []
-            for lower in range(count):
-                rng = random.Random(f"{criterion}-{count}")
-                straddled = [sr._anchored(rng, criterion, count, lower)[lower] for _ in range(300)]
-                spreads.append((min(straddled), max(straddled), sum(straddled) / len(straddled)))
-            assert len({(lo, hi) for lo, hi, _ in spreads}) == 1, (criterion, count, spreads)
-            assert max(m for *_, m in spreads) - min(m for *_, m in spreads) < 3, (criterion, count, spreads)
+            assert sr._ladder(rng_a, criterion, count) == sr._ladder(rng_b, criterion, count)
+    assert "lower" not in sr._ladder.__code__.co_varnames
 
 
 def test_members_differ_in_one_figure_line() -> None:

@@ -19,12 +19,17 @@ Levels (difficulty):
    show a poor rate that reaches no tier).
 
 Groups. One figure, the decisive one, moves one step at a time (one delivery on time, one defective unit, one day,
-one finding) across the threshold between the group's two tiers: its last
-value that stays in the lower tier and the first that reaches the upper one, and one step further on one side
-(:mod:`decisionpivot.scale.boundary`). Every other figure stays at or below the lower tier, at a tier drawn from the
-same spread whatever the group's boundary (capped by it; at level 1 at the lowest tier); the thresholds' start and
-spacing vary widely per case, so a figure's size says little about its tier; and the rates are never shown as
+one finding) across the threshold between the group's two tiers: its last value that stays in the lower tier and
+the first that reaches the upper one, and one step further on one side (:mod:`decisionpivot.scale.boundary`).
+Every other figure is a near miss: within one spacing of its first threshold, reaching no tier, so a reader has to
+hold every figure against its thresholds to find the one that reaches. Every ladder of thresholds - the decisive
+figure's too - is drawn from a wide range of starts whatever the group's boundary, and the rates are never shown as
 rates, whose last digit next to a round threshold would say which side of it they are on.
+
+Other figures do not reach tiers of their own: they could reach only tiers up to the group's lower one, so how far
+up they reached told the boundary, and the content-blind probes read the level off their sizes (a bag of bigrams
+beat the majority level by 5.5 points on a fresh draw; thresholds built around the figures' tiers instead made the
+thresholds tell it).
 
 Version history:
 * 1.0 - first release (scale suite 1.0).
@@ -66,18 +71,6 @@ ON_TIME, DEFECTS, OVERDUE, FINDINGS = "on_time", "defects", "overdue", "findings
 CRITERIA = (ON_TIME, DEFECTS, OVERDUE, FINDINGS)
 WORSE_WHEN_LOWER = {ON_TIME}
 """Figures that get worse as they fall (the others get worse as they rise)."""
-THRESHOLDS = {
-    ON_TIME: (*((s, d) for s in (99, 98, 97, 96, 95, 94, 92, 90) for d in (1, 2)), (99, 3), (96, 3), (95, 5), (90, 5)),
-    DEFECTS: (*((s, d) for s in (1, 2, 3, 4, 5, 6, 8, 10) for d in (1, 2)), (5, 5), (10, 5)),
-    OVERDUE: (*((s, d) for s in (5, 10, 15, 20, 30) for d in (5, 10)),
-              *((s, d) for s in (7, 14, 21, 28) for d in (7, 14))),
-    FINDINGS: tuple((s, d) for s in (1, 2, 3, 4, 5, 6) for d in (2, 3)),
-}
-"""The first threshold of each figure and the spacing of the next ones (round numbers), drawn per case. They range
-widely, so that a figure's size says little about the tier it reaches: with narrow ranges the content-blind probes
-read the level off the numbers (61% against a majority level of 34% at level 1). A group's members lie up to two
-steps of its decisive fact apart, which must not reach a second threshold: a spacing of one finding could not hold
-them."""
 LABELS = {
     ON_TIME: "On-time delivery rate over the last 12 months",
     DEFECTS: "Defective units per 1,000 received",
@@ -86,11 +79,6 @@ LABELS = {
 }
 MIN_DELIVERIES = 50
 """Level 3: the on-time rate counts only with at least this many deliveries."""
-OTHER_TIERS = (0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3, 3)
-"""How far up the scale a figure other than the decisive one goes at levels 2-3 (capped by the group's lower tier).
-At level 1 (three tiers) every other figure reaches no tier: a group on the lower boundary allows nothing else,
-and the content-blind probes read the level off figures that did (47% against a majority level of 34%)."""
-
 STRICT, INCLUSIVE = "strict", "inclusive"
 """Policy styles: 'below 95%' / 'more than 14' (the threshold itself stays in the tier below), or '95% or lower' /
 '14 or more' (the threshold reaches the tier)."""
@@ -199,32 +187,22 @@ def answer(case: dict[str, Any]) -> str:
 
 
 SPACINGS = {ON_TIME: (1, 2, 3), DEFECTS: (1, 2, 3), OVERDUE: (5, 7), FINDINGS: (2, 3)}
-"""The spacing of the decisive figure's thresholds."""
+"""The spacing of a figure's thresholds (round steps). A group's members lie up to two steps of its decisive fact
+apart, which must not reach a second threshold: a spacing of one finding could not hold them."""
 
 
-def _thresholds(rng: random.Random, criterion: str, count: int) -> list[int]:
-    start, spacing = pick(rng, THRESHOLDS[criterion])
+STARTS = {ON_TIME: (80, 99), DEFECTS: (1, 20), OVERDUE: (5, 60), FINDINGS: (1, 10)}
+"""The range of a figure's first threshold (percent, per 1,000, days, findings)."""
+
+
+def _ladder(rng: random.Random, criterion: str, count: int) -> list[int]:
+    """A figure's ``count`` thresholds: a round spacing and a first threshold that is a multiple of it, from a wide
+    range, whatever the group's boundary."""
+    spacing = pick(rng, SPACINGS[criterion])
+    lo, hi = STARTS[criterion]
+    start = spacing * rng.randint(-(-lo // spacing), hi // spacing)
     sign = -1 if criterion in WORSE_WHEN_LOWER else 1
     return [start + sign * spacing * i for i in range(count)]
-
-
-ANCHOR_RANGES = {ON_TIME: (50, 99), DEFECTS: (1, 40), OVERDUE: (5, 90), FINDINGS: (1, 25)}
-"""Where any threshold of a figure may lie (percent, per 1,000, days, findings)."""
-
-
-def _anchored(rng: random.Random, criterion: str, count: int, lower: int) -> list[int]:
-    """The decisive figure's thresholds, built around the one its group straddles (index ``lower``).
-
-    That threshold is drawn from one range for every index (the widest range that leaves room for ``count``
-    thresholds wherever it sits), and the others are spaced from it. Drawn from the first threshold instead, the
-    straddled one sat higher the higher the group's boundary, and the decisive figure's size told the level.
-    """
-    lo, hi = ANCHOR_RANGES[criterion]
-    spacing = pick(rng, [d for d in SPACINGS[criterion] if lo + d * (count - 1) <= hi - d * (count - 1)])
-    span = spacing * (count - 1)
-    anchor = rng.randint(lo + span, hi - span)
-    sign = -1 if criterion in WORSE_WHEN_LOWER else 1
-    return [anchor + sign * spacing * (i - lower) for i in range(count)]
 
 
 def _step(criterion: str, total: int) -> Fraction:
@@ -236,12 +214,13 @@ def _step(criterion: str, total: int) -> Fraction:
 
 
 def _value_in_tier(rng: random.Random, thresholds: list[int], criterion: str, target: int, style: str) -> Fraction:
-    """A value (in tenths for rates) that reaches exactly ``target`` tiers, clear of the thresholds."""
-    lower_is_worse = criterion in WORSE_WHEN_LOWER
+    """A value (in tenths for rates) that reaches exactly ``target`` tiers, clear of the thresholds, within one spacing
+    of the first threshold it does not reach (index ``target``): so its size, like the thresholds', is drawn from the
+    same range whatever the group's boundary."""
     points = [Fraction(t) for t in thresholds]
-    # The interval of the target tier, as (best, worst) ends in the figure's own direction.
-    best = points[target - 1] if target else (Fraction(100) if lower_is_worse else Fraction(0))
-    worst = points[target] if target < len(points) else (best - 15 if lower_is_worse else best + 15)
+    spacing = abs(points[1] - points[0]) if len(points) > 1 else Fraction(pick(rng, SPACINGS[criterion]))
+    worst = points[target]
+    best = worst + spacing if criterion in WORSE_WHEN_LOWER else worst - spacing
     lo, hi = sorted((best, worst))
     if criterion in (OVERDUE, FINDINGS):
         candidates = [Fraction(v) for v in range(int(lo), int(hi) + 1)]
@@ -270,11 +249,11 @@ def _facts_for(rng: random.Random, criterion: str, value: Fraction, level: int, 
     checks), and the days or findings themselves (level 1) or the dates and counts they come from (levels 2-3)."""
     if level == 1 and criterion in (OVERDUE, FINDINGS):
         return {"days": int(value)} if criterion == OVERDUE else {"open": int(value)}
-    if criterion == ON_TIME:
-        deliveries = total if decisive else rng.randrange(60, 900)
+    if criterion == ON_TIME:  # enough deliveries or units that rounding a count moves the rate less than 0.3 points
+        deliveries = total if decisive else rng.randrange(200, 900)
         return {"deliveries": deliveries, "on_time": round(value * deliveries / 100)}
     if criterion == DEFECTS:
-        units = total if decisive else rng.randrange(8, 90) * 100
+        units = total if decisive else rng.randrange(20, 90) * 100
         return {"units": units, "defective": round(value * units / 1000)}
     if criterion == OVERDUE:
         return {"due": (review - dt.timedelta(days=int(value))).isoformat()}
@@ -294,8 +273,8 @@ def _try_case(rng: random.Random, level: int, decisive: str, boundary: Boundary)
         [decisive, *rng.sample([c for c in CRITERIA if c != decisive], 2)], key=CRITERIA.index)
     review = dt.date(2025, 2, 3) + dt.timedelta(days=rng.randrange(300))
     lower = boundary.edge - 1
-    thresholds = {c: _thresholds(rng, c, n - 1) if c != decisive else _anchored(rng, c, n - 1, lower)
-                  for c in criteria}
+    targets = {c: lower if c == decisive else 0 for c in criteria}
+    thresholds = {c: _ladder(rng, c, n - 1) for c in criteria}
     rules = {"style": style, "thresholds": thresholds,
              "min_deliveries": MIN_DELIVERIES if level == 3 else 0, "names": list(SCALES[n])}
     case: dict[str, Any] = {"domain": setting.domain, "buyer": buyer, "about": setting.about,
@@ -308,9 +287,8 @@ def _try_case(rng: random.Random, level: int, decisive: str, boundary: Boundary)
         if criterion == decisive:
             value = _boundary_values(thresholds[lower], criterion, style, _step(criterion, total))[0]
         else:
-            target = 0 if level == 1 else min(lower, pick(rng, OTHER_TIERS))
             try:
-                value = _value_in_tier(rng, thresholds, criterion, target, style)
+                value = _value_in_tier(rng, thresholds, criterion, targets[criterion], style)
             except ValueError:
                 return None
         case["facts"][criterion] = _facts_for(rng, criterion, value, level, review, criterion == decisive, total)
