@@ -93,7 +93,7 @@ def test_inspect_eval_imports_to_dp_evaluates_answers_and_scores_the_same(
     assert sum("p" in r for r in imported.values()) > 300 and sum("error" in r for r in imported.values()) > 100
     meta = json.loads((runs / "inspected" / "policy_case.meta.json").read_text())
     assert meta["kind"] == "inspect" and meta["readout"] == "chat/verbalised"
-    assert meta["items_check"] == "manifest+release" and meta["answers"] + meta["errors"] == 600
+    assert meta["items_check"] == "released core 1.2" and meta["answers"] + meta["errors"] == 600
     assert meta["harness"]["name"] == "inspect_ai" and meta["harness"]["version"]
     [entry] = meta["harness"]["logs"]
     assert entry["task"] == "decisionpivot/policy_case" and entry["status"] == "success" and entry["eval_id"]
@@ -247,7 +247,7 @@ def test_a_bad_level_or_a_missing_log_is_a_clear_error(tmp_path: Path, release_i
     for level in (5, True, "two"):  # inspect parses -T values as YAML: level=true arrives as True
         with pytest.raises(DecisionPivotError, match=r"-T level=.*: expected 1, 2 or 3"):
             decisionpivot_task(None, level, str(release_items))
-    with pytest.raises(DecisionPivotError, match=r"no items file for task\(s\) \['nope'\]"):
+    with pytest.raises(DecisionPivotError, match="unknown task 'nope'"):
         decisionpivot_task(_families("policy_case, nope"), None, str(release_items))
     assert _families(["a", "b"]) == ("a", "b") and _families("") is None
     with pytest.raises(SystemExit) as caught:

@@ -73,29 +73,52 @@ def test_unknown_family_is_named_with_a_hint(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def small_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`dp scale --seed 7` of one family, then the first 17 groups of each level with the manifest rewritten (the
-    audit's probes are cross-validated: 150 items are enough to run them, 600 take a quarter of a minute). The plan
-    adds each group where it evens the levels out most, so any first part of a level is balanced too; every
-    fourth group is not (it keeps a period of the plan, and the audit's balance and middle-level checks say so)."""
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`dp scale --seed 7` of one family: a draw this package re-derives."""
     folder = tmp_path_factory.mktemp("scale")
     result = dp("scale", "--seed", "7", "--families", FAMILY, "--out", str(folder), env={"PYTHONHASHSEED": "1"})
     assert result.returncode == 0, result.stderr
     assert f"wrote {folder}/ (scale suite {SCALE_VERSION}, seed 7)" in result.stdout
     assert FAMILY in result.stdout and "3/4/5" in result.stdout
-    items = read_items(folder / f"{FAMILY}.jsonl")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def small_suite(suite: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first 17 groups of each level of :func:`suite`'s family with the manifest rewritten (the audit's probes
+    are cross-validated: 150 items are enough to run them, 600 take a quarter of a minute). The plan adds each group
+    where it evens the levels out most, so any first part of a level is balanced too; every fourth group is not (it
+    keeps a period of the plan, and the audit's balance and middle-level checks say so). No longer a draw of this
+    package: verbs that accept items files by re-derivation refuse it."""
+    folder = tmp_path_factory.mktemp("small")
+    items = read_items(suite / f"{FAMILY}.jsonl")
     kept = {g for level in (1, 2, 3) for g in list(dict.fromkeys(i.group for i in items if i.level == level))[:17]}
     digest = write_items(folder / f"{FAMILY}.jsonl", [i for i in items if i.group in kept])
-    manifest = json.loads((folder / "MANIFEST.json").read_text())
+    manifest = json.loads((suite / "MANIFEST.json").read_text())
     manifest["families"][FAMILY].update(items=sum(i.group in kept for i in items), groups=len(kept), sha256=digest)
     (folder / "MANIFEST.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return folder
 
 
-def test_dp_verify_finds_the_scale_solvers(small_suite: Path) -> None:
-    result = dp("verify", "--items", str(small_suite))
+def test_dp_verify_accepts_the_draw_and_finds_the_scale_solvers(suite: Path) -> None:
+    result = dp("verify", "--items", str(suite))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "verify OK" in result.stdout and "100.00%" in result.stdout
+    assert "verify OK: 600 items" in result.stdout and "100.00%" in result.stdout
+
+
+def test_a_scale_file_is_accepted_by_re_derivation_only(suite: Path, small_suite: Path) -> None:
+    """The one items rule (item_origin) knows the scale suite: a draw it redraws byte for byte is accepted, a file
+    with its manifest rewritten to match is refused, naming what did not match, and read only when allowed."""
+    from decisionpivot.item_origin import accept_items_file
+    from decisionpivot.items import sha256_file
+
+    path = suite / f"{FAMILY}.jsonl"
+    assert accept_items_file(path, sha256_file(path)) == f"re-derived scale suite {SCALE_VERSION} seed 7"
+    result = dp("verify", "--items", str(small_suite))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "the support_priority items this package's scale generators draw for suite 1.0 with seed 7" in result.stderr
+    allowed = dp("verify", "--items", str(small_suite), "--allow-modified-items")
+    assert allowed.returncode == 0 and "verify OK: 150 items" in allowed.stdout, allowed.stdout + allowed.stderr
 
 
 def test_dp_verify_refuses_an_item_that_is_no_score_question(small_suite: Path, tmp_path: Path) -> None:
@@ -109,14 +132,16 @@ def test_dp_verify_refuses_an_item_that_is_no_score_question(small_suite: Path, 
     manifest = json.loads((small_suite / "MANIFEST.json").read_text())
     manifest["families"][FAMILY]["sha256"] = digest
     (folder / "MANIFEST.json").write_text(json.dumps(manifest))
-    result = dp("verify", "--items", str(folder))
+    result = dp("verify", "--items", str(folder), "--allow-modified-items")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert f"{FAMILY}.jsonl:3: field 'question_type': expected 'score'" in result.stderr
 
 
 def test_dp_audit_runs_the_probes_heuristics_and_the_middle_level_check(small_suite: Path, tmp_path: Path) -> None:
+    params = tmp_path / "params.yaml"
+    params.write_text("audit: {}\n")  # the default limits
     result = dp("audit", "--items", str(small_suite), "--out", str(tmp_path), "--jobs", "1", "--strict",
-                "--params", str(tmp_path / "none.yaml"))
+                "--params", str(params))
     assert result.returncode == 0, result.stdout + result.stderr
     report = json.loads((tmp_path / "audit.json").read_text())
     [family] = report["families"]

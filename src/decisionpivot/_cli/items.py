@@ -13,6 +13,7 @@ from pathlib import Path
 import decisionpivot
 from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED, __version__
 from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, default_items_folder, name_list
+from decisionpivot._cli.pipeline_outputs import default_out
 
 
 class ItemVerbs:
@@ -109,10 +110,11 @@ class ItemVerbs:
                   f"{100 * sum(chances) / len(chances):.2f}%")
 
     def verify(self, items: str | None = None, families: str | Sequence[str] | None = None,
-               show: int = 10) -> None:
+               show: int = 10, allow_modified_items: bool = False) -> None:
         """Re-derive every gold answer with the independent solvers; exit 1 on any disagreement.
 
-        Also checks each file's SHA-256 and item count against MANIFEST.json. The last column is the
+        First each file is accepted only when this package draws it again byte for byte from its recorded
+        version, seed and plan (or it is the release: the hashes shipped in the package). The last column is the
         uniform guess's pair accuracy; on an invariance suite it is taken over the plain members (a group
         holding every framing of every member is never guessed whole, so that figure would be about 0).
 
@@ -120,11 +122,18 @@ class ItemVerbs:
           items: items folder (default datasets/core/<version>).
           families: comma-separated family names (default: every family in the manifest).
           show: how many disagreeing items to list per family.
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            every output then says so. Without it such a file stops dp verify.
         """
+        from decisionpivot.item_origin import modified_note
         from decisionpivot.verify import verify_folder
 
         folder = Path(items) if items else DEFAULT_CORE_DIR
-        results = verify_folder(folder, name_list(families))
+        results = verify_folder(folder, name_list(families), bool(allow_modified_items))
+        note = modified_note((r.family, r.items_check) for r in results)
+        if note:
+            print(note)
         framed = any(r.framed for r in results)
         chance = "plain chance pair acc" if framed else "chance pair acc"
         print(f"{'family':<18} {'items':>6} {'agree':>6} {'rate':>8} {chance:>{22 if framed else 16}}")
@@ -170,8 +179,8 @@ class ItemVerbs:
         self,
         items: str | None = None,
         strict: bool = False,
-        params: str = "params.yaml",
-        out: str = "reports",
+        params: str | None = None,
+        out: str | None = None,
         families: str | Sequence[str] | None = None,
         train_seed: int | None = None,
         jobs: int | None = None,
@@ -186,8 +195,11 @@ class ItemVerbs:
           items: items folder (default datasets/core/<version>).
           strict: exit 1 when any probe, heuristic or hygiene rule exceeds the limits in params.yaml, or
             the text check (doubled words, agreement, a/an, spelling, misplaced function words) finds anything.
-          params: parameters file whose `audit:` section sets the limits (defaults apply if absent).
-          out: report folder.
+          params: parameters file whose `audit:` section sets the limits (default: params.yaml when there is
+            one; the built-in limits apply when the file has no `audit:` section). A file given that does not
+            exist, an unknown key or heuristic, or a limit outside [0, 1] is an error.
+          out: report folder (default reports; refused, as for `dp score`, when the DVC pipeline's audit outputs are
+            there).
           families: comma-separated family names (default: every family in the folder's manifest).
           train_seed: train the probes on a fresh draw with this seed and test them on the items,
             instead of cross-validating on the items.
@@ -196,6 +208,9 @@ class ItemVerbs:
         from decisionpivot.audit.run import audit_command
 
         folder = Path(items) if items else DEFAULT_CORE_DIR
+        if params is None and Path("params.yaml").is_file():
+            params = "params.yaml"
+        out = default_out("audit", out, "reports")
         if not audit_command(folder, name_list(families), params, Path(out), train_seed, jobs) and strict:
             print("audit FAILED (--strict)", file=sys.stderr)
             raise SystemExit(1)

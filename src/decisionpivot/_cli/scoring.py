@@ -11,41 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, name_list, reference_folder
+from decisionpivot._cli.pipeline_outputs import default_out
 from decisionpivot.errors import DecisionPivotError
 
 DEFAULT_SCORE_OUT = "reports"
-"""`dp score`'s output folder when --out is not given."""
-
-
-def pipeline_writes(folder: str, dvc_yaml: Path = Path("dvc.yaml")) -> str | None:
-    """The stage of ``dvc_yaml`` (in the working directory) that writes into ``folder``, if any."""
-    import yaml
-
-    try:
-        stages = (yaml.safe_load(dvc_yaml.read_text(encoding="utf-8")) or {}).get("stages") or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError):
-        return None
-    prefix = folder.rstrip("/") + "/"
-    for name, stage in stages.items():
-        outs = (stage.get("outs") or []) if isinstance(stage, dict) else []
-        for out in outs:
-            path = next(iter(out), "") if isinstance(out, dict) else str(out)
-            if str(path).startswith(prefix):
-                return str(name)
-    return None
-
-
-def _score_out(out: str | None) -> str:
-    """The output folder of `dp score`: --out as given, else reports/ unless the DVC pipeline's outputs are there
-    (a plain `dp score` after a --limit try silently replaced the pipeline's leaderboard)."""
-    if out:
-        return out
-    stage = pipeline_writes(DEFAULT_SCORE_OUT)
-    if stage is not None and (Path(DEFAULT_SCORE_OUT) / "scoring.json").exists():
-        raise DecisionPivotError(f"{DEFAULT_SCORE_OUT}/ holds the outputs of the DVC pipeline's {stage!r} stage "
-                                 f"(dvc.yaml); name the folder to write: --out {DEFAULT_SCORE_OUT} to replace them, "
-                                 "or --out another folder (e.g. --out reports-try) to keep them")
-    return DEFAULT_SCORE_OUT
+"""`dp score`'s and `dp gate`'s output folder when --out is not given."""
 
 
 class ScoringVerbs:
@@ -70,16 +40,18 @@ class ScoringVerbs:
           reference: folder of reference task items (<task>.jsonl), one per task card; tasks without a
             file are left out. `--reference ""` scores no reference tasks at all (the DVC pipeline's
             score stage does this, so it reads only declared inputs).
-          out: output folder (default reports; refused when reports/ holds the DVC pipeline's outputs, which a
-            quick try would replace: then name it, --out reports to replace them or another folder to keep them).
+          out: output folder (default reports; refused when reports/ holds the DVC pipeline's outputs of `dp score`
+            as dvc.lock records them, which a quick try would replace: then name it, --out reports to replace them
+            or another folder to keep them; your own earlier scores there are replaced).
           systems: comma-separated system names (default: every folder under runs).
           resamples: bootstrap resamples per interval (seed 20261007; recorded in the outputs).
           figures: also draw the figures.
           partial: also score tasks below 99% coverage on their answered items only, in
             <out>/partial.md ("partial, not comparable": for quick tries such as `dp evaluate --limit 20`).
-          allow_modified_items: score items files whose SHA-256 differs from the one recorded for them (core:
-            their MANIFEST.json and the released edition; reference: their verified task card); the leaderboard
-            says so. Without it such a file stops the scoring.
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            every output then says so. Without it such a file stops the scoring.
+            Reference items: their verified task card's SHA-256.
           gate: gate.json of `dp gate` (e.g. reports/gate.json): adds the leaderboard column "Cert. cov.",
             coverage at thresholds certified on fresh draws, beside the retrospective C(0.05). Default: none.
           invariance: an invariance suite's items folder (e.g. datasets/invariance/1.0): its metrics (robust pair
@@ -93,7 +65,7 @@ class ScoringVerbs:
         from decisionpivot.score.pipeline import score_runs
         from decisionpivot.score.report import leaderboard_markdown
 
-        out = _score_out(out)
+        out = default_out("score", out, DEFAULT_SCORE_OUT)
         reference_dir = reference_folder(reference)
         if reference_dir is not None and not Path(reference_dir).is_dir():
             if reference_dir != "datasets/reference":  # named on the command line: a typo must not pass silently
@@ -132,25 +104,31 @@ class ScoringVerbs:
 
         `dp compare --baseline runs/A --candidate runs/B`: per family and overall, the items and contrast groups
         fixed and broken, an exact McNemar test on the groups per family with Holm's correction across families
-        and the paired bootstrap of pair accuracy; exits 1 when the candidate is significantly worse on a family
-        (Holm-adjusted p <= alpha, more groups broken than fixed, a drop of at least min_effect points).
+        and the paired bootstrap of pair accuracy. Exit status: 0 passes (not significantly worse on any family);
+        1 fails (significantly worse on a family: Holm-adjusted p <= alpha, more groups worse than better, a drop
+        of at least min_effect points of item accuracy); 3 cannot pass (no family is worse, but a family one side
+        has answers to could not be compared: the other side has none, or fewer than 99% of its items); 2 bad
+        input.
 
         Args:
           system_a: first system (folder under runs).
           system_b: second system.
           baseline: answer folder of the deployed system (RUNS/<system>); with --candidate.
           candidate: answer folder of the system that would replace it.
-          alpha: family-wise level of the test across families (with --baseline).
-          min_effect: smallest drop of pair accuracy, in points, that fails (with --baseline).
+          alpha: family-wise level of the test across families (with --baseline; a fraction).
+          min_effect: smallest drop of item accuracy, in points (0 to 100), that fails (with --baseline).
           out: folder for compare.json and compare.md (with --baseline; default: print only).
           runs: folder of answer files.
           items: core items folder (default datasets/core/<version>).
           reference: folder of reference task items (`--reference ""`: none).
           resamples: bootstrap resamples.
-          allow_modified_items: compare on items files whose SHA-256 differs from the one recorded for them.
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            every output then says so. Without it such a file stops the comparison.
         """
         if baseline is not None or candidate is not None:
-            _compare_folders(baseline, candidate, system_a, items, resamples, alpha, min_effect, out)
+            _compare_folders(baseline, candidate, system_a, items, resamples, alpha, min_effect, out,
+                             bool(allow_modified_items))
             return
         if system_a is None or system_b is None:
             raise DecisionPivotError("compare needs SYSTEM_A SYSTEM_B, or --baseline RUNS/A --candidate RUNS/B")
@@ -168,7 +146,7 @@ class ScoringVerbs:
 
     def stability(self, items_a: str, runs_a: str, items_b: str, runs_b: str,
                   systems: str | Sequence[str] | None = None, resamples: int = 1000,
-                  out: str = "reports/stability") -> None:
+                  out: str | None = None) -> None:
         """Do rankings and scores survive a revision of the items or a fresh draw? (the paper's Table E3)
 
         Reports Spearman's rho of macro pair accuracy between item sets A and B with a bootstrap interval,
@@ -185,10 +163,11 @@ class ScoringVerbs:
           runs_b: answer folders of the systems on B.
           systems: comma-separated systems (default: every system with answers on both).
           resamples: bootstrap resamples.
-          out: output folder.
+          out: output folder (default reports/stability).
         """
         from decisionpivot.stability.run import stability, stability_markdown, write_stability
 
+        out = default_out("stability", out, "reports/stability")
         chosen = name_list(systems)
         result = stability(Path(items_a), Path(runs_a), Path(items_b), Path(runs_b), chosen, int(resamples))
         print(stability_markdown(result, str(items_a), str(items_b)))
@@ -198,8 +177,9 @@ class ScoringVerbs:
     def gate(self, runs: str = "runs", items: str | None = None, calibration_runs: str = "runs-calibration",
              calibration_items: str = "datasets/fresh", seeds: str | Sequence[str] | None = None,
              target_risk: float | None = None, delta: float | None = None,
-             systems: str | Sequence[str] | None = None, out: str = "reports", resamples: int | None = None,
-             params: str | None = None, recalibration: str | None = None) -> None:
+             systems: str | Sequence[str] | None = None, out: str | None = None, resamples: int | None = None,
+             params: str | None = None, recalibration: str | None = None,
+             allow_modified_items: bool = False) -> None:
         """Certify a confidence threshold per system and family on fresh draws; check it on the release.
 
         With probability >= 1 - delta over the calibration draws, the error rate among the items a system
@@ -209,8 +189,9 @@ class ScoringVerbs:
         threshold is certified; "refused" when a draw's answers cover less than 99% of its items or come from
         another configuration than the release answers (fingerprints). Draws must be fresh and independent
         (no item state shared with another draw or the release; one folder per seed) and drawn to the
-        release's plan by its generators. Writes <out>/gate.md, <out>/gate.json and <out>/gate/<system>.json;
-        docs/gate-guarantee.md states the guarantee's assumptions and scope.
+        release's plan by its generators: this package draws each again with its recorded seed and compares.
+        Writes <out>/gate.md, <out>/gate.json and <out>/gate/<system>.json; docs/gate-guarantee.md states the
+        guarantee's assumptions and scope.
         Calibration answers: dp generate --seed N; dp evaluate --system S --items datasets/fresh/seed-N
         --runs runs-calibration/seed-N.
 
@@ -224,22 +205,28 @@ class ScoringVerbs:
           target_risk: largest error rate allowed among automated items (a fraction; default 0.05).
           delta: allowed probability that the guarantee fails (a fraction; default 0.10).
           systems: comma-separated systems (default: every folder under runs).
-          out: output folder.
+          out: output folder (default reports; refused, as for `dp score`, when the DVC pipeline's gate outputs
+            are there).
           resamples: bootstrap resamples of the release intervals (seed 20261007, as dp score; default 1000).
           params: YAML file whose `gate:` section gives seeds, target_risk, delta and resamples (the DVC
             stage passes params.yaml); flags given on the command line win.
           recalibration: a `dp recalibrate` map file (maps/<system>.json; gate only its system), or a folder of
             them (<system>.json or maps/<system>.json): certify and check on recalibrated confidences. Refused
             when a map was fitted on any of the calibration draws; its SHA-256 goes into the certificate.
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            every output then says so. Without it such a file stops the gating.
         """
         from decisionpivot.gate.report import gate_summary, write_gate
         from decisionpivot.gate.run import gate_runs, resolve_settings
 
+        out = default_out("gate", out, DEFAULT_SCORE_OUT)
         chosen, settings = resolve_settings(Path(params) if params else None, name_list(seeds), target_risk, delta,
                                             resamples, Path(calibration_runs))
         gating = gate_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, Path(calibration_runs),
                            Path(calibration_items), chosen, settings, name_list(systems),
-                           recalibration=Path(recalibration) if recalibration else None)
+                           recalibration=Path(recalibration) if recalibration else None,
+                           allow_modified_items=bool(allow_modified_items))
         print(gate_summary(gating))
         for path in write_gate(gating, Path(out)):
             print(f"wrote {path}")
@@ -247,7 +234,7 @@ class ScoringVerbs:
     def report(self, reports: str = "reports", items: str | None = None, runs: str = "runs", out: str | None = None,
                gate: str | None = None, stability: str | None = None,
                partial: str | None = None, invariance: str | None = None,
-               invariance_runs: str = "runs-invariance") -> None:
+               invariance_runs: str = "runs-invariance", allow_modified_items: bool = False) -> None:
         """Write the static HTML report of a scoring: <out>/index.html and its pages (open it in a browser).
 
         Leaderboard, systems x families heat map, levels, confidence (risk-coverage, reliability, pair
@@ -260,7 +247,8 @@ class ScoringVerbs:
             stability results are shown when there).
           items: core items folder the scoring read (default datasets/core/<version>).
           runs: folder of answer files the scoring read.
-          out: folder of the site (default <reports>/site); replaced whole, and only if dp report wrote it.
+          out: folder of the site (default <reports>/site, refused when it is the DVC pipeline's site); replaced
+            whole, and only if dp report wrote it.
           gate: `dp gate`'s gate.json (default <reports>/gate.json if present; --gate "" for none).
           stability: comma-separated `dp stability` results (stability.json files or their folders;
             default every <reports>/stability*.json and <reports>/*/stability.json; --stability "" for none).
@@ -269,28 +257,35 @@ class ScoringVerbs:
             view (framings.html: each group's plain and framed members side by side). A suite given as --items
             gets it too. Default: none.
           invariance_runs: the suite's answer files (default runs-invariance).
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            every page's footer then says so. Without it such a file stops the report.
         """
         from decisionpivot.report.site import report_site
 
+        out = default_out("report", out, str(Path(reports) / "site"))
         built = report_site(reports, items if items else DEFAULT_CORE_DIR, runs, out, gate, stability, partial,
-                            invariance=invariance or None, invariance_runs=invariance_runs)
+                            invariance=invariance or None, invariance_runs=invariance_runs,
+                            allow_modified_items=bool(allow_modified_items))
         print(f"wrote {built.out}/ ({built.pages} pages, {built.files} files, {built.bytes / 1e6:.1f} MB); "
               f"open {built.out}/index.html")
 
 
 def _compare_folders(baseline: str | None, candidate: str | None, system: str | None, items: str | None,
-                     resamples: int, alpha: float, min_effect: float, out: str | None) -> None:
-    """`dp compare --baseline --candidate` (decisionpivot.compare); exits 1 when the candidate is worse."""
+                     resamples: int, alpha: float, min_effect: float, out: str | None,
+                     allow_modified_items: bool = False) -> None:
+    """`dp compare --baseline --candidate` (decisionpivot.compare); exits 1 when the candidate is worse, 3 when a
+    family could not be compared."""
     from decisionpivot.compare.report import comparison_markdown, write_comparison
-    from decisionpivot.compare.run import compare_folders
+    from decisionpivot.compare.run import EXIT_CODES, compare_folders
 
     if baseline is None or candidate is None or system is not None:
         raise DecisionPivotError("compare: give both --baseline RUNS/A and --candidate RUNS/B (and no system names)")
     comparison = compare_folders(baseline, candidate, Path(items) if items else DEFAULT_CORE_DIR, float(alpha),
-                                 float(min_effect), int(resamples))
+                                 float(min_effect), int(resamples), allow_modified_items=allow_modified_items)
     print(comparison_markdown(comparison))
     if out is not None:
         for path in write_comparison(comparison, Path(out)):
             print(f"wrote {path}")
-    if comparison.failed:
-        raise SystemExit(1)
+    if EXIT_CODES[comparison.verdict]:
+        raise SystemExit(EXIT_CODES[comparison.verdict])

@@ -11,7 +11,7 @@ import importlib
 import pkgutil
 from functools import cache
 
-from decisionpivot.errors import DecisionPivotError, did_you_mean
+from decisionpivot.errors import DecisionPivotError, unknown_names
 from decisionpivot.generate.family import FamilySpec
 
 _FAMILIES: dict[str, FamilySpec] = {}
@@ -49,9 +49,8 @@ def family(name: str) -> FamilySpec:
     try:
         return _FAMILIES[name]
     except KeyError:
-        known = [s.name for s in families()]
-        raise DecisionPivotError(f"unknown scale family {name!r}{did_you_mean(name, known)}; "
-                                 f"scale families: {', '.join(known)}") from None
+        raise DecisionPivotError(unknown_names("scale family", [name], [s.name for s in families()],
+                                               plural="scale families")) from None
 
 
 def is_scale_family(name: str) -> bool:

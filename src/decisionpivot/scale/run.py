@@ -29,6 +29,10 @@ from decisionpivot.score_questions import QUESTION_TYPE_KEY, SCORE, check_score_
 
 MANIFEST_NAME = "MANIFEST.json"
 BENCHMARK = SCALE_BENCHMARK
+MANIFEST_KEYS = ("benchmark", "version", "question_type", "families", "items")
+"""The keys of the suite's MANIFEST.json, in the order `dp scale` writes them."""
+ENTRY_KEYS = ("file", "layer", "items", "groups", "sha256", "generator_version", "seed", "scale_levels")
+"""The keys of one family's entry in it."""
 
 
 def default_folder(seed: int) -> Path:
@@ -100,6 +104,17 @@ class DrawnFile:
     """Contrast groups in the file."""
 
 
+def manifest_entry(name: str, items: int, groups: int, sha256: str, generator_version: str,
+                   seed: int) -> dict[str, Any]:
+    """One family's entry in the suite's MANIFEST.json (keys :data:`ENTRY_KEYS`): what `dp scale` writes, and what
+    :mod:`decisionpivot.item_origin` re-derives to compare with."""
+    spec = family(name)
+    config = spec.config_type()
+    assert isinstance(config, ScaleConfig)
+    return {"file": f"{name}.jsonl", "layer": spec.layer, "items": items, "groups": groups, "sha256": sha256,
+            "generator_version": generator_version, "seed": seed, "scale_levels": list(config.levels)}
+
+
 def _draw_file(args: tuple[str, int]) -> DrawnFile:
     name, seed = args
     draw = draw_family(name, seed)
@@ -157,14 +172,8 @@ def write_suite(out: str | Path, seed: int = SCALE_SEED, names: Sequence[str] | 
     for result in drawn:
         path = out / f"{result.family}.jsonl"
         atomic_write_bytes(path, result.data)
-        spec = family(result.family)
-        config = spec.config_type()
-        assert isinstance(config, ScaleConfig)
-        entries[result.family] = {
-            "file": path.name, "layer": spec.layer, "items": result.items, "groups": result.groups,
-            "sha256": sha256_file(path), "generator_version": result.version, "seed": seed,
-            "scale_levels": list(config.levels),
-        }
+        entries[result.family] = manifest_entry(result.family, result.items, result.groups, sha256_file(path),
+                                                result.version, seed)
     manifest = {"benchmark": BENCHMARK, "version": SCALE_VERSION, "question_type": SCORE,
                 "families": dict(sorted(entries.items())),
                 "items": sum(int(e.get("items", 0)) for e in entries.values())}
