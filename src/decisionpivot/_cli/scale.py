@@ -34,6 +34,7 @@ class ScaleVerbs:
           out: output folder (default as described under seed).
           jobs: worker processes; the bytes written are the same for any number.
         """
+        from decisionpivot.items import read_items
         from decisionpivot.scale.run import default_folder, write_suite
         from decisionpivot.verify import chance_pair_accuracy
 
@@ -43,8 +44,6 @@ class ScaleVerbs:
                                progress=int(jobs) == 1 and sys.stderr.isatty())
         print(f"wrote {folder}/ (scale suite {SCALE_VERSION}, seed {seed})")
         print(f"{'family':<18} {'layer':<5} {'items':>6} {'groups':>6} {'levels':<7}  sha256")
-        from decisionpivot.items import read_items
-
         chances = []
         for name, entry in manifest["families"].items():
             levels = "/".join(str(n) for n in entry.get("scale_levels", []))
