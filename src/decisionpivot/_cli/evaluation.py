@@ -7,6 +7,7 @@ signature the command line :mod:`decisionpivot.command_line` checks, its docstri
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -67,7 +68,9 @@ class EvaluationVerbs:
         checked against their MANIFEST.json (and the release hashes shipped in the package) before
         anything is asked. Exits 1 when a task ends below the 99% of items the scorer needs, except
         with --limit or --shard (a part on purpose: exits 0; `dp score --partial` scores a --limit run),
-        or when transient errors are left unanswered.
+        when transient errors are left unanswered (a reply that was not the model's answer: any status but
+        200, a body that is not the interface's answer; docs/evaluate-faults.md), or when every record is an
+        error; each with a line naming the most frequent cause.
         Without --items and with no items generated yet, the release core items are generated first.
 
         Args:
@@ -114,20 +117,30 @@ class EvaluationVerbs:
         short = [r for r in results if not r.covered]
         answered = sum(r.answered for r in results)
         total = sum(r.items for r in results)
+        errors = sum(r.errors for r in results)
         unanswered = sum(r.transient for r in results)
-        print(f"{chosen.name}: {answered} of {total} items answered, {sum(r.errors for r in results)} errors "
+        print(f"{chosen.name}: {answered} of {total} items answered, {errors} errors "
               f"({unanswered} transient) in {len(results)} task(s), readout {chosen.readout}")
+        causes: Counter[str] = Counter()
+        for r in results:
+            causes.update(dict(r.causes))
+        cause = (f"; most often ({causes.most_common(1)[0][1]} of {causes.total()}): {causes.most_common(1)[0][0]}"
+                 if causes else "")
         if short and limit is None and shard is None:
             names = ", ".join(r.task for r in short)
-            print(f"evaluate INCOMPLETE: {len(short)} task(s) below the 99% of items the scorer needs ({names}); "
-                  "run again to ask the transient errors, or with --retry-errors to ask every error again",
+            print(f"evaluate INCOMPLETE: {len(short)} task(s) below the 99% of items the scorer needs ({names})"
+                  f"{cause}; run again to ask the transient errors, or with --retry-errors to ask every error again",
                   file=sys.stderr)
             raise SystemExit(1)
         if unanswered:
             tasks_left = ", ".join(f"{r.task} {r.transient}" for r in results if r.transient)
             print(f"evaluate INCOMPLETE: {unanswered} item(s) unanswered after their retries (transient errors: "
-                  f"{tasks_left}); the scorer counts them as failed predictions. Run the same command again to ask "
-                  "them again", file=sys.stderr)
+                  f"{tasks_left}){cause}; the scorer counts them as missing, never as the model's answers. Run the "
+                  "same command again to ask them again", file=sys.stderr)
+            raise SystemExit(1)
+        if errors and not answered:
+            print(f"evaluate FAILED: every one of the {errors} records is an error, none an answer{cause}. Fix what it "
+                  "names, then run again (--retry-errors asks the final errors again too)", file=sys.stderr)
             raise SystemExit(1)
 
     def repair(self, system: str, runs: str = "runs") -> None:

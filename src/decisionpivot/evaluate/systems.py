@@ -6,8 +6,12 @@ name. Every family heuristic (``FamilySpec.heuristics``) is also a system, named
 ``heuristic.<family>.<heuristic>``; it answers only its family.
 
 Each ``kind`` is a module that registers a :class:`~decisionpivot.evaluate.kinds.KindSpec` with its
-keys, defaults and checks (``dp systems --kinds`` lists them all); unknown keys and values of the
-wrong type are errors naming the file, the system and the key, so typos do not pass silently. Kinds:
+keys, defaults and checks (``dp systems --kinds`` lists them all). Every systems file - the built-in one,
+a user's, the one-line spec - is read by one schema, :func:`_declare` over the kind's table: an unknown
+kind or key is an error naming the file, the system and the key with a "did you mean"; a value of the wrong
+type, a number that is not finite or out of its range (``timeout_s: .inf``, ``concurrency: 0``) is one too;
+a name given twice in one mapping (two systems called ``x``, ``model:`` twice) is refused with both lines,
+where YAML would silently keep the last. Kinds:
 ``chat`` (OpenAI-compatible chat completions), ``systemone`` (the System One API),
 ``openai_decisions`` and ``sglang_decisions`` (the two Decisions-API shapes), ``decision``
 (transformers' ``pipeline("decision")`` in process), ``hf`` (a causal LM's option-key logits),
@@ -26,6 +30,7 @@ import yaml
 from decisionpivot.data_file import read_text_file
 from decisionpivot.errors import DecisionPivotError, did_you_mean
 from decisionpivot.evaluate.kinds import SettingError, SystemConfig, kinds
+from decisionpivot.redact import written_url
 
 SYSTEM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
 
@@ -45,23 +50,28 @@ def validate_system_name(name: str) -> str:
 
 
 def _declare(name: str, raw: Any, source: str) -> SystemConfig:
+    """The one schema of a system declaration: ``raw`` (a mapping of settings) checked against its kind's table."""
     validate_system_name(name)
     if not isinstance(raw, dict):
         raise SystemConfigError(f"{source}: system {name!r} must be a mapping of settings")
     registered = kinds()
     kind = raw.get("kind")
     if not isinstance(kind, str) or kind not in registered:
+        hint = did_you_mean(kind, registered) if isinstance(kind, str) else ""
         raise SystemConfigError(
-            f"{source}: system {name!r}: kind must be one of {sorted(registered)}, got {kind!r}"
+            f"{source}: system {name!r}: kind must be one of {sorted(registered)}, got {kind!r}{hint}"
         )
     spec = registered[kind]
     if "api_key" in raw:
         raise SystemConfigError(f"{source}: system {name!r}: put the key in an environment variable "
                                 "and name it with api_key_env")
-    unknown = sorted(set(raw) - set(spec.settings) - {"kind"})
+    unknown = sorted((key for key in raw if key not in spec.settings and key != "kind"), key=str)
     if unknown:
+        first = unknown[0]
+        hint = did_you_mean(first, spec.settings) if isinstance(first, str) else ""
         raise SystemConfigError(
-            f"{source}: system {name!r} ({kind}): unknown key(s) {unknown}; allowed: {sorted(spec.settings)}"
+            f"{source}: system {name!r} ({kind}): unknown key {first!r}{hint}"
+            f"{f' (and {len(unknown) - 1} more)' if len(unknown) > 1 else ''}; allowed: {sorted(spec.settings)}"
         )
     settings: dict[str, Any] = {}
     for key, setting in spec.settings.items():
@@ -84,13 +94,38 @@ def _declare(name: str, raw: Any, source: str) -> SystemConfig:
     return SystemConfig(name=name, kind=kind, settings=settings, source=source)
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a mapping that names a key twice (YAML keeps the last one silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        lines: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # "<<: *anchor": its keys may be overridden
+                continue
+            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            line = key_node.start_mark.line + 1
+            try:
+                first = lines.get(key)
+            except TypeError:  # an unhashable key: the safe constructor refuses it
+                continue
+            if first is not None:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"{key!r} given twice (lines {first} and {line}): a system name or a key is given once",
+                    key_node.start_mark)
+            lines[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
 def _read_file(text: str, source: str) -> dict[str, SystemConfig]:
     try:
-        data = yaml.safe_load(text) or {}
+        data = yaml.load(text, Loader=_UniqueKeyLoader) or {}  # a SafeLoader: plain data only
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{source}:{mark.line + 1}" if mark else source
-        raise SystemConfigError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+        problem = str(getattr(exc, "problem", exc))
+        if " given twice " in problem:
+            raise SystemConfigError(f"{where}: {problem}") from None
+        raise SystemConfigError(f"{where}: not valid YAML ({problem})") from None
     if not isinstance(data, dict) or not isinstance(data.get("systems", {}), dict):
         raise SystemConfigError(f"{source}: expected a top-level 'systems:' mapping")
     _check_expanded_size(data, source)
@@ -175,8 +210,8 @@ def system_from_spec(text: str) -> SystemConfig:
     ``key_env`` is ``api_key_env``; ``name`` names the system, by default ``KIND.<last part of MODEL>``). The
     system is checked and recorded exactly as a declared one, so the same line resumes the same answer files.
     """
-    source = f"--system {text!r}"
     head, _, query = text.partition("?")
+    source = f"--system {_shown_spec(text)!r}"
     kind, sep, rest = head.partition(":")
     registered = kinds()
     if not sep or "/" in kind:
@@ -193,10 +228,14 @@ def system_from_spec(text: str) -> SystemConfig:
     if base_url:
         raw["base_url"] = base_url
     name = ""
+    given: set[str] = set()
     for pair in filter(None, query.split("&")):
         key, eq, value = pair.partition("=")
         if not eq or not key:
-            raise SystemConfigError(f"{source}: {pair!r} is not KEY=VALUE")
+            raise SystemConfigError(f"{source}: {key or '=...'!r} is not KEY=VALUE")
+        if SPEC_ALIASES.get(key, key) in given:
+            raise SystemConfigError(f"{source}: {key!r} given twice")
+        given.add(SPEC_ALIASES.get(key, key))
         if key == "name":
             name = value
             continue
@@ -208,6 +247,18 @@ def system_from_spec(text: str) -> SystemConfig:
         tail = re.sub(r"[^A-Za-z0-9._+-]+", "-", model.rstrip("/").rsplit("/", 1)[-1]).strip("-.") or "model"
         name = f"{kind}.{tail}"[:128]
     return _declare(name, raw, source)
+
+
+def _shown_spec(text: str) -> str:
+    """A one-line spec as messages show it: its URL without user name, password and query values (written_url),
+    and the value of each KEY=VALUE left out unless the key names a setting written in clear."""
+    head, _, query = text.partition("?")
+    parts = SPEC_URL.split(head, maxsplit=1)
+    shown = parts[0] + (f"@{written_url(parts[1])}" if len(parts) > 1 else "")
+    if query:
+        shown += "?" + "&".join(pair.partition("=")[0] + ("=..." if "=" in pair else "")
+                                for pair in query.split("&") if pair)
+    return shown
 
 
 def get_system(name: str, config: str | Path | None = None) -> SystemConfig:
