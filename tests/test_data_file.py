@@ -157,7 +157,7 @@ def test_every_yaml_reader_refuses_a_broken_file_in_one_line(tmp_path: Path, rea
 def test_an_audit_section_that_is_no_mapping_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "params.yaml"
     path.write_text("audit: [1, 2]\n", encoding="utf-8")
-    with pytest.raises(DecisionPivotError, match="audit: section is a mapping of limits"):
+    with pytest.raises(DecisionPivotError, match=r":1: audit: expected the audit: section: .*, got \[1, 2\]$"):
         AuditLimits.from_params(path)
 
 
@@ -181,3 +181,20 @@ def test_every_text_reader_names_the_file_it_cannot_read(tmp_path: Path, reader:
         message = r": not valid UTF-8 \(byte 23: invalid start byte\)$"
     with pytest.raises(DecisionPivotError, match=f"^{path}{message}"):
         TEXT_READERS[reader](path)
+
+
+def test_a_yaml_document_keeps_lines_and_refuses_a_key_given_twice(tmp_path: Path) -> None:
+    from decisionpivot.data_file import read_yaml_document
+
+    path = tmp_path / "a.yaml"
+    path.write_text("a: 1\nb:\n  - x\n  - {c: 2}\n", encoding="utf-8")
+    document = read_yaml_document(path, "a test file")
+    assert document.data == {"a": 1, "b": ["x", {"c": 2}]}
+    assert (document.line(["a"]), document.line(["b", 1, "c"]), document.line(["b", 1, "nothing"])) == (1, 4, 4)
+    path.write_text("a: 1\nb:\n  a: 2\na: 3\n", encoding="utf-8")  # a nested "a" is another key
+    with pytest.raises(DecisionPivotError, match=rf"^{path}:4: key 'a' given twice \(first on line 1\)"):
+        read_yaml_document(path, "a test file")
+    bomb = "a: &a [x, x]\n" + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}]\n"
+                                      for i in range(20))
+    path.write_text(bomb, encoding="utf-8")  # aliases are walked once: no 2**20 blow-up
+    assert read_yaml_document(path, "a test file").line(["u"]) == 21

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from decisionpivot.audit.run import AuditLimits, audit_family
+from decisionpivot.errors import DecisionPivotError
 from decisionpivot.items import Item, Option
 
 OPTIONS = (Option("yes", "y"), Option("no", "n"))
@@ -87,7 +88,8 @@ def test_heuristic_limits_and_hygiene() -> None:
 def test_unknown_params_key_is_an_error(tmp_path: Path) -> None:
     params = tmp_path / "params.yaml"
     params.write_text("audit:\n  probe_margins: 0.1\n")
-    with pytest.raises(Exception, match="unknown keys in section audit"):
+    with pytest.raises(DecisionPivotError,
+                       match=r":2: unknown key 'probe_margins' in audit \(did you mean probe_margin\?\)"):
         AuditLimits.from_params(params)
 
 
@@ -228,3 +230,19 @@ def test_the_audit_with_a_training_draw(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "reports" / "audit.json").read_text())["families"][0]
     assert report["items"] == 200 and report["hygiene"]["repeated_states"] == 0
     assert abs(report["probes"]["bag_of_words"]["margin"]) < 0.05
+
+
+def test_a_params_file_named_must_exist_and_name_known_heuristics(tmp_path: Path) -> None:
+    """A misspelled --params file meant the built-in limits, and a misspelled heuristic its default limit."""
+    with pytest.raises(DecisionPivotError, match=r"missing\.yaml: not found"):
+        AuditLimits.from_params(tmp_path / "missing.yaml")
+    params = tmp_path / "params.yaml"
+    params.write_text("audit:\n  heuristic_limits:\n    toolcall_valid.schema_onl: 0.34\n", encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match=r":3: unknown key 'toolcall_valid.schema_onl' in audit."
+                                                 r"heuristic_limits \(did you mean toolcall_valid.schema_only\?\)"):
+        AuditLimits.from_params(params)
+    params.write_text("audit:\n  probe_margin: '0.05'\n", encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match=r":2: audit.probe_margin: expected a probability from 0 to 1"):
+        AuditLimits.from_params(params)
+    params.write_text("score: {resamples: 10}\n", encoding="utf-8")
+    assert AuditLimits.from_params(params) == AuditLimits()

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from decisionpivot import BENCHMARK_VERSION
 from decisionpivot.cli import main
-from decisionpivot.compare.run import compare_folders, group_solved, members_correct
+from decisionpivot.compare.run import (
+    CANNOT_PASS,
+    FAILS,
+    PASSES,
+    compare_folders,
+    group_solved,
+    members_correct,
+)
 from decisionpivot.score.answers import read_task_answers
 from decisionpivot.score.layout import read_layout
 from tests.deployment_project import Project
@@ -72,7 +81,7 @@ def test_cli_exit_code_and_files(in_project: Path, project: Project, capsys: pyt
     assert "**Passes**" in capsys.readouterr().out
     # a large minimum effect turns the failure into a pass
     main(["compare", "--baseline", "runs/oracle", "--candidate", "runs/degraded", "--resamples", "100",
-          "--min-effect", "101"])
+          "--min-effect", "100"])
 
 
 def test_bad_input_is_a_clean_error(in_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -84,3 +93,47 @@ def test_bad_input_is_a_clean_error(in_project: Path, capsys: pytest.CaptureFixt
         assert stop.value.code == 2
         err = capsys.readouterr().err
         assert err.startswith("error:") and "Traceback" not in err
+
+
+def _without_last_records(folder: Path, family: str, count: int, to: Path) -> Path:
+    """A copy of the answer folder ``folder`` whose ``family`` file lost its last ``count`` records."""
+    copy = to / folder.name
+    shutil.copytree(folder, copy)
+    path = copy / f"{family}.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(lines[:-count]), encoding="utf-8")
+    return copy
+
+
+def test_a_family_that_cannot_be_compared_cannot_pass(in_project: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's case: the candidate is worse on policy_case but 9 of its 600 records are missing, so the family
+    is not compared; the verdict was "Passes", exit 0, on the one family left."""
+    candidate = _without_last_records(in_project / "runs/degraded", "policy_case", 9, tmp_path)
+    with pytest.raises(SystemExit) as stop:
+        main(["compare", "--baseline", "runs/oracle", "--candidate", str(candidate), "--resamples", "50",
+              "--out", str(tmp_path / "out")])
+    assert stop.value.code == 3
+    out = capsys.readouterr().out
+    assert "**Cannot pass**: policy_case could not be compared" in out and "**Passes**" not in out
+    assert "policy_case: not compared, so the candidate cannot pass: the candidate has no scored answers" in out
+    record = json.loads((tmp_path / "out/compare.json").read_text(encoding="utf-8"))
+    assert (record["verdict"], record["not_compared"], record["failed"]) == ("cannot pass", ["policy_case"], False)
+    # the same missing records on the baseline's side
+    baseline = _without_last_records(in_project / "runs/oracle", "policy_case", 9, tmp_path / "b")
+    assert compare_folders(baseline, in_project / "runs/oracle", "datasets/core/" + BENCHMARK_VERSION,
+                           resamples=20).verdict == CANNOT_PASS
+
+
+def test_a_family_neither_side_answered_leaves_the_verdict_alone(in_project: Path, tmp_path: Path) -> None:
+    """A family of the items folder that neither run has answers to is outside the comparison (noted), not a
+    blocker; a worse family still fails (exit 1 wins over 3)."""
+    oracle, same = (_without_last_records(in_project / "runs/oracle", "fact_answerable", 1, tmp_path / side)
+                    for side in ("a", "b"))
+    for folder in (oracle, same):
+        (folder / "policy_case.jsonl").unlink()
+        (folder / "policy_case.meta.json").unlink()
+    c = compare_folders(oracle, same, "datasets/core/" + BENCHMARK_VERSION, resamples=20)
+    assert c.verdict == PASSES and "policy_case: not compared, neither has answers to it" in c.notes
+    worse = _without_last_records(in_project / "runs/degraded", "fact_answerable", 600, tmp_path / "c")
+    assert compare_folders("runs/oracle", worse, "datasets/core/" + BENCHMARK_VERSION, resamples=20).verdict == FAILS

@@ -54,7 +54,7 @@ def test_prices_from_file_and_flags(tmp_path: Path) -> None:
     # a family inherits the prices it does not set
     assert (prices.wrong, prices.escalated, prices.of("policy_case"), prices.of("x")) == (40, 3, (200, 3), (40, 3))
     costs.write_text("wrong: -1\nescalated: 2\n", encoding="utf-8")
-    with pytest.raises(DecisionPivotError, match="wrong: expected a cost >= 0"):
+    with pytest.raises(DecisionPivotError, match=r"costs.yaml:1: wrong: expected a cost per decision from 0 to 1e12"):
         read_prices(costs, None, None)
     costs.write_text("wrong: 1\nescalate: 2\n", encoding="utf-8")
     with pytest.raises(DecisionPivotError, match="unknown key"):
@@ -106,3 +106,60 @@ def test_dp_cost_refuses_a_gate_json_of_other_answers_or_items(in_project: Path,
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith(f"error: --gate {stale}: ") and expected in line
     assert not (in_project / "reports/cost-stale").exists()
+
+
+def test_a_misspelled_family_in_a_cost_file_is_refused(tmp_path: Path) -> None:
+    """The issue's case 5: `policy_cas: {wrong: 200}` was ignored and policy_case priced at the default (minimum
+    cost 260 instead of 510 per 1,000)."""
+    costs = tmp_path / "costs.yaml"
+    costs.write_text("wrong: 50\nescalated: 2\nfamilies:\n  policy_cas: {wrong: 200}\n", encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match=rf"^{costs}:4: unknown key 'policy_cas' in families "
+                                                 r"\(did you mean policy_case\?\); known: access_request, "):
+        read_prices(costs, None, None)
+    costs.write_text("wrong: 50\nescalated: 2\nfamilies:\n  policy_case: {wrong: 200}\nwrong: 5\n", encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match=rf"^{costs}:5: key 'wrong' given twice \(first on line 1\)"):
+        read_prices(costs, None, None)
+
+
+@pytest.mark.parametrize("argv", [
+    ["--cost-wrong", "1e308", "--cost-escalated", "1e308"],
+    ["--cost-wrong", "1e13", "--cost-escalated", "2"],
+    ["--costs", "huge.yaml"],
+])
+def test_prices_that_would_overflow_are_refused_up_front(in_project: Path, project: Project, argv: list[str],
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's case 7: `dp cost --cost-wrong 1e308 --cost-escalated 1e308` was a traceback (the costs per 1,000
+    overflowed to inf, which is not JSON); prices are bounded by 1e12, the same bound for flags and the file."""
+    (in_project / "huge.yaml").write_text("wrong: 1.0e+308\nescalated: 1.0e+308\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as exited:
+        main(["cost", "--items", str(project.items), *argv, "--systems", "oracle", "--out", "reports/cost-huge"])
+    assert exited.value.code == 2
+    [line] = capsys.readouterr().err.splitlines()[:1]
+    assert "expected a cost per decision from 0 to 1e12, got 1e" in line and "Traceback" not in line
+    assert not (in_project / "reports/cost-huge").exists()
+
+
+def test_the_largest_prices_give_finite_figures(in_project: Path, project: Project) -> None:
+    main(["cost", "--items", str(project.items), "--cost-wrong", "1e12", "--cost-escalated", "1e12", "--systems",
+          "oracle", "--out", "reports/cost-largest"])
+    record = json.loads((in_project / "reports/cost-largest/cost.json").read_text(encoding="utf-8"))
+    assert record["systems"]["oracle"]["pooled"]["escalate_all_cost"] == 1e15
+
+
+def test_a_system_gate_json_does_not_hold_has_no_certified_cost(in_project: Path, project: Project,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A gate.json without the system (or family) being costed: its entries were shown as "do not automate" at the
+    escalate-all cost, a certificate that does not exist."""
+    gate = json.loads((in_project / project.gate).read_text(encoding="utf-8"))
+    del gate["systems"]["uniform"]
+    partial = in_project / "partial-gate.json"
+    partial.write_text(json.dumps(gate), encoding="utf-8")
+    main(["cost", "--items", str(project.items), "--cost-wrong", "50", "--cost-escalated", "2", "--gate",
+          str(partial), "--systems", "oracle,uniform", "--out", "reports/cost-partial"])
+    record = json.loads((in_project / "reports/cost-partial/cost.json").read_text(encoding="utf-8"))
+    assert all(e["certified_cost"] is None and e["certified_threshold"] is None
+               for e in record["systems"]["uniform"].values())
+    assert all(e["certified_cost"] is not None for e in record["systems"]["oracle"].values())
+    out = capsys.readouterr().out
+    assert "not in it, so without a certified threshold: uniform fact_answerable, uniform policy_case" in out
+    assert not any("| uniform |" in line and "do not automate" in line for line in out.splitlines())

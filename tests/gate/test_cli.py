@@ -111,17 +111,21 @@ def test_dp_score_refuses_a_gate_json_checked_on_other_items(project: Project, g
     _one_error_line(result, "checked on policy_case items with SHA-256 0000")
 
 
+RISK = "--target-risk: expected a fraction between 0 and 1, both excluded"
+DELTA = "--delta: expected a fraction between 0 and 1, both excluded"
+
+
 @pytest.mark.parametrize(("args", "needle"), [
     (["--seeds", "20261008"], "is the release seed"),
     (["--seeds", "101,x"], "--seeds: expected comma-separated non-negative integers, found 'x'"),
     (["--seeds", "101,101"], "given twice"),
     (["--seeds", "7"], "datasets/fresh/seed-7/MANIFEST.json: no MANIFEST.json"),
-    (["--target-risk", "5"], "--target-risk must be between 0 and 1"),
-    (["--delta", "0"], "--delta must be between 0 and 1"),
+    (["--target-risk", "5"], RISK),
+    (["--delta", "0"], DELTA),
     (["--delta", "0.9999999999"], "--delta 0.9999999999: the guarantee states it and its complement as percentages"),
     (["--target-risk", "0.0000001"], "--target-risk 1e-07: the guarantee states it"),
-    (["--target-risk", "2", "--calibration-runs", "nowhere"], "--target-risk must be between 0 and 1"),  # first
-    (["--delta", "5", "--calibration-runs", "nowhere"], "--delta must be between 0 and 1"),
+    (["--target-risk", "2", "--calibration-runs", "nowhere"], RISK),  # first
+    (["--delta", "5", "--calibration-runs", "nowhere"], DELTA),
     (["--calibration-runs", "nowhere"], "nowhere: no calibration runs folder"),
     (["--params", "missing.yaml"], "--params"),
     (["--systems", "nobody"], "no folder for system(s) nobody"),

@@ -178,8 +178,8 @@ def test_a_stricter_delta_never_certifies_more(project: Project, gating: Gating,
 
 
 @pytest.mark.parametrize(("settings", "message"), [
-    (GateSettings(1.5, 0.1, 100), "--target-risk must be between 0 and 1 "),
-    (GateSettings(0.05, 0.0, 100), "--delta must be between 0 and 1 "),
+    (GateSettings(1.5, 0.1, 100), "--target-risk: expected a fraction between 0 and 1, both excluded"),
+    (GateSettings(0.05, 0.0, 100), "--delta: expected a fraction between 0 and 1, both excluded"),
     (GateSettings(0.05, 0.1, 1), "--resamples must be at least 2"),
 ])
 def test_bad_settings_are_refused(project: Project, settings: GateSettings, message: str,

@@ -116,3 +116,26 @@ def test_bad_maps_and_csvs_are_clean_errors(fitted: Path, tmp_path: Path) -> Non
     assert stop.value.code == 2
     with pytest.raises(DecisionPivotError, match="temperature scaling needs"):
         recalibrated_confidence(read_map(fitted / "maps" / "overconfident.json", "temperature"), np.array([0.5]))
+
+
+def test_a_map_applied_to_another_configuration_is_refused(fitted: Path, project: Project, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The overconfident system's map on the oracle's answers was applied silently; dp gate --recalibration
+    refuses the same mismatch."""
+    with pytest.raises(SystemExit) as stop:
+        main(["recalibrate", "apply", "--map", str(fitted / "maps" / "overconfident.json"), "--answers",
+              str(project.root / project.runs / "oracle"), "--items", str(project.root / project.items),
+              "--out", str(tmp_path / "out.csv")])
+    assert stop.value.code == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert "was fitted on answers of configuration" in line and not (tmp_path / "out.csv").exists()
+
+
+def test_a_hand_edited_map_is_refused(fitted: Path, tmp_path: Path) -> None:
+    """A NaN knot passed the increasing check (NaN compares false with everything) and mapped confidences to NaN."""
+    record = json.loads((fitted / "maps" / "overconfident.json").read_text(encoding="utf-8"))
+    record["isotonic"]["calibrated"][-1] = float("nan")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match=r"isotonic\.calibrated\.\d+: expected a probability from 0 to 1"):
+        read_map(bad)

@@ -59,3 +59,13 @@ def test_a_site_without_deployment_files_has_no_page(tmp_path: Path) -> None:
     (tmp_path / "cost" / "cost.json").write_text("{", encoding="utf-8")
     with pytest.raises(DecisionPivotError, match=r"cost\.json:1: not valid JSON"):
         read_deployment(tmp_path)
+
+
+def test_a_comparison_that_cannot_pass_is_not_shown_as_passing() -> None:
+    """compare.json of a comparison with a family left out: the page said "passes" (it read only `failed`)."""
+    from decisionpivot.report.deployment_pages import _compare
+
+    record = {"baseline": "runs/a", "candidate": "runs/b", "test": "t", "alpha": 0.05, "failed": False,
+              "verdict": "cannot pass", "not_compared": ["policy_case"], "families": {}, "overall": {}}
+    page = _compare(record)
+    assert "cannot pass: policy_case could not be compared" in page and "passes" not in page

@@ -106,3 +106,34 @@ def test_a_changed_config_is_refused_and_restart_starts_afresh(tmp_path: Path,
     meta = json.loads((tmp_path / "s.jsonl.meta.json").read_text())
     assert meta["temperature"] == 0.5 and meta["samples"] == 4
     assert (tmp_path / "runs" / "m" / "samples" / "capb_gsm8k.jsonl.bak").exists()
+
+
+@pytest.mark.parametrize(("task", "line", "message"), [
+    ("capb_gsm8k", '{"question": "How many?"}', ":2: missing key 'answer'"),
+    ("capb_gsm8k", '{"question": "How many?", "answer": "#### 3", "qustion": "x"}',
+     ":2: unknown key 'qustion' (did you mean question?)"),
+    ("capb_gsm8k", '{"question": "", "answer": "#### 3"}', ":2: question: expected the question's text"),
+    ("capb_nq_open", '{"question": "who?", "answer": "Ada"}', ":2: answer: expected a non-empty list of answers"),
+    ("capb_nq_open", '{"question": "who?", "answer": []}', ":2: answer: expected a non-empty list of answers"),
+])
+def test_question_files_are_read_by_their_schema(tmp_path: Path, task: str, line: str, message: str) -> None:
+    """A line `dp reconstruct` cannot grade (no answer, a misspelled key, an empty question) was sampled - and
+    paid for - before the grading refused it; dp sample refuses it first, naming the line."""
+    from decisionpivot.errors import DecisionPivotError
+    from decisionpivot.sample.run import TASKS, read_questions
+
+    good = ('{"question": "How many?", "answer": "#### 3"}' if task == "capb_gsm8k"
+            else '{"question": "who?", "answer": ["Ada"]}')
+    path = tmp_path / TASKS[task].file
+    path.write_text(f"{good}\n{line}\n", encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match=f"^{path}{message}".replace("?", r"\?").replace("(", r"\(")
+                       .replace(")", r"\)")):
+        read_questions(tmp_path, task)
+    path.write_text(f"{good}\n\n{good}\n", encoding="utf-8")
+    assert len(read_questions(tmp_path, task)) == 2
+    path.write_text(f"\ufeff{good}\n", encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match="starts with a byte-order mark"):
+        read_questions(tmp_path, task)
+    path.write_text("\n", encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match="no questions"):
+        read_questions(tmp_path, task)

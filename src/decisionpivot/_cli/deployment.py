@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, name_list
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.user_files import FRACTION, PRICE, RESAMPLES
 
 
 class DeploymentVerbs:
@@ -20,7 +21,8 @@ class DeploymentVerbs:
     def recalibrate(self, action: Literal["fit", "apply"] = "fit", runs: str = "runs", items: str | None = None,
                     calibration_runs: str = "runs-calibration", calibration_items: str = "datasets/fresh",
                     seeds: str | Sequence[str] | None = None, systems: str | Sequence[str] | None = None,
-                    target_risk: float = 0.05, delta: float = 0.10, resamples: int = 200,
+                    target_risk: Annotated[float, FRACTION.check] = 0.05,
+                    delta: Annotated[float, FRACTION.check] = 0.10, resamples: Annotated[int, RESAMPLES.check] = 200,
                     out: str | None = None, map: str | None = None, answers: str | None = None,
                     csv: str | None = None, method: Literal["isotonic", "temperature", "none"] | None = None) -> None:
         """Fit temperature scaling and isotonic recalibration on fresh draws and measure them on the release;
@@ -91,7 +93,8 @@ class CostVerb:
     """What automation costs (a separate class only to keep each verb's imports beside it)."""
 
     def cost(self, runs: str = "runs", items: str | None = None, costs: str | None = None,
-             cost_wrong: float | None = None, cost_escalated: float | None = None, gate: str | None = None,
+             cost_wrong: Annotated[float | None, PRICE.check] = None,
+             cost_escalated: Annotated[float | None, PRICE.check] = None, gate: str | None = None,
              systems: str | Sequence[str] | None = None, out: str = "reports/cost") -> None:
         """Expected cost per 1,000 decisions against the confidence threshold, per system and family.
 
@@ -104,8 +107,8 @@ class CostVerb:
           runs: answer folders, one per system.
           items: core items folder (default datasets/core/<version>).
           costs: YAML cost file: `wrong: 50`, `escalated: 2`, optional `families: {policy_case: {wrong: 200}}`.
-          cost_wrong: cost of one wrong automated decision (wins over the file).
-          cost_escalated: cost of one escalated item (wins over the file).
+          cost_wrong: cost of one wrong automated decision, 0 to 1e12 (wins over the file).
+          cost_escalated: cost of one escalated item, 0 to 1e12 (wins over the file).
           gate: `dp gate`'s gate.json, for the certified thresholds (default: none); refused when made from
             other answers or items.
           systems: comma-separated systems (default: every folder under runs).
@@ -126,7 +129,7 @@ class MonitorVerb:
     """Re-check a certificate after deployment."""
 
     def monitor(self, certificate: str, answers: str | None = None, items: str | None = None,
-                csv: str | None = None, alpha: float = 0.05, map: str | None = None,
+                csv: str | None = None, alpha: Annotated[float, FRACTION.check] = 0.05, map: str | None = None,
                 out: str | None = None) -> None:
         """Apply a `dp gate` certificate to a labelled sample of the team's own traffic; exit 1 when the certified
         risk is exceeded with confidence.
@@ -138,10 +141,12 @@ class MonitorVerb:
 
         Args:
           certificate: `dp gate`'s reports/gate/<system>.json.
-          answers: labelled sample as answer files RUNS/<system>/<family>.jsonl (with --items).
+          answers: labelled sample as answer files RUNS/<system>/<family>.jsonl (with --items), of the
+            configuration the certificate certified (their .meta.json fingerprint).
           items: the labelled items those answers answer (default datasets/core/<version>).
-          csv: labelled sample as a CSV with columns confidence, correct (0/1) and optionally family.
-          alpha: level of the exceedance test.
+          csv: labelled sample as a CSV with columns confidence, correct (0/1) and optionally family and id
+            (no other column; each id once).
+          alpha: level of the exceedance test (a fraction).
           map: a `dp recalibrate` map applied to the confidences first: required when the certificate was made on
             recalibrated confidences (`dp gate --recalibration`), and then the very map it records (SHA-256).
           out: folder for monitor.md and monitor.json (default: print only).
@@ -151,6 +156,7 @@ class MonitorVerb:
         from decisionpivot.items import atomic_write_bytes
         from decisionpivot.monitor.run import (
             Sample,
+            check_configuration,
             check_map,
             monitor,
             monitoring_markdown,
@@ -163,8 +169,11 @@ class MonitorVerb:
         if (answers is None) == (csv is None):
             raise DecisionPivotError("monitor needs one labelled sample: --answers RUNS/<system> or --csv FILE")
         cert = read_certificate(Path(certificate))
-        samples = (read_answers_sample(Path(answers), Path(items) if items else DEFAULT_CORE_DIR) if answers
-                   else read_csv_sample(Path(str(csv))))
+        if answers is not None:
+            samples, fingerprints = read_answers_sample(Path(answers), Path(items) if items else DEFAULT_CORE_DIR)
+            check_configuration(cert, fingerprints, str(answers))
+        else:
+            samples = read_csv_sample(Path(str(csv)), cert.thresholds)
         mapping = None
         if map is not None:
             from decisionpivot.recalibrate.map_file import read_map

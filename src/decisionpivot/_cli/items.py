@@ -170,7 +170,7 @@ class ItemVerbs:
         self,
         items: str | None = None,
         strict: bool = False,
-        params: str = "params.yaml",
+        params: str | None = None,
         out: str = "reports",
         families: str | Sequence[str] | None = None,
         train_seed: int | None = None,
@@ -186,7 +186,9 @@ class ItemVerbs:
           items: items folder (default datasets/core/<version>).
           strict: exit 1 when any probe, heuristic or hygiene rule exceeds the limits in params.yaml, or
             the text check (doubled words, agreement, a/an, spelling, misplaced function words) finds anything.
-          params: parameters file whose `audit:` section sets the limits (defaults apply if absent).
+          params: parameters file whose `audit:` section sets the limits (default: params.yaml when there is
+            one; the built-in limits apply when the file has no `audit:` section). A file given that does not
+            exist, an unknown key or heuristic, or a limit outside [0, 1] is an error.
           out: report folder.
           families: comma-separated family names (default: every family in the folder's manifest).
           train_seed: train the probes on a fresh draw with this seed and test them on the items,
@@ -196,6 +198,8 @@ class ItemVerbs:
         from decisionpivot.audit.run import audit_command
 
         folder = Path(items) if items else DEFAULT_CORE_DIR
+        if params is None and Path("params.yaml").is_file():
+            params = "params.yaml"
         if not audit_command(folder, name_list(families), params, Path(out), train_seed, jobs) and strict:
             print("audit FAILED (--strict)", file=sys.stderr)
             raise SystemExit(1)

@@ -132,16 +132,19 @@ class ScoringVerbs:
 
         `dp compare --baseline runs/A --candidate runs/B`: per family and overall, the items and contrast groups
         fixed and broken, an exact McNemar test on the groups per family with Holm's correction across families
-        and the paired bootstrap of pair accuracy; exits 1 when the candidate is significantly worse on a family
-        (Holm-adjusted p <= alpha, more groups broken than fixed, a drop of at least min_effect points).
+        and the paired bootstrap of pair accuracy. Exit status: 0 passes (not significantly worse on any family);
+        1 fails (significantly worse on a family: Holm-adjusted p <= alpha, more groups worse than better, a drop
+        of at least min_effect points of item accuracy); 3 cannot pass (no family is worse, but a family one side
+        has answers to could not be compared: the other side has none, or fewer than 99% of its items); 2 bad
+        input.
 
         Args:
           system_a: first system (folder under runs).
           system_b: second system.
           baseline: answer folder of the deployed system (RUNS/<system>); with --candidate.
           candidate: answer folder of the system that would replace it.
-          alpha: family-wise level of the test across families (with --baseline).
-          min_effect: smallest drop of pair accuracy, in points, that fails (with --baseline).
+          alpha: family-wise level of the test across families (with --baseline; a fraction).
+          min_effect: smallest drop of item accuracy, in points (0 to 100), that fails (with --baseline).
           out: folder for compare.json and compare.md (with --baseline; default: print only).
           runs: folder of answer files.
           items: core items folder (default datasets/core/<version>).
@@ -280,9 +283,10 @@ class ScoringVerbs:
 
 def _compare_folders(baseline: str | None, candidate: str | None, system: str | None, items: str | None,
                      resamples: int, alpha: float, min_effect: float, out: str | None) -> None:
-    """`dp compare --baseline --candidate` (decisionpivot.compare); exits 1 when the candidate is worse."""
+    """`dp compare --baseline --candidate` (decisionpivot.compare); exits 1 when the candidate is worse, 3 when a
+    family could not be compared."""
     from decisionpivot.compare.report import comparison_markdown, write_comparison
-    from decisionpivot.compare.run import compare_folders
+    from decisionpivot.compare.run import EXIT_CODES, compare_folders
 
     if baseline is None or candidate is None or system is not None:
         raise DecisionPivotError("compare: give both --baseline RUNS/A and --candidate RUNS/B (and no system names)")
@@ -292,5 +296,5 @@ def _compare_folders(baseline: str | None, candidate: str | None, system: str | 
     if out is not None:
         for path in write_comparison(comparison, Path(out)):
             print(f"wrote {path}")
-    if comparison.failed:
-        raise SystemExit(1)
+    if EXIT_CODES[comparison.verdict]:
+        raise SystemExit(EXIT_CODES[comparison.verdict])

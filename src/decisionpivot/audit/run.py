@@ -33,10 +33,10 @@ from tqdm import tqdm
 from decisionpivot.audit.probes import PROBES, gold_position, probe_table
 from decisionpivot.audit.terms import Tokens, hashed_rows
 from decisionpivot.audit.text import KINDS, load_text_resources, text_report
-from decisionpivot.data_file import read_yaml_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.frame.framings import STEERING
 from decisionpivot.items import Item, atomic_write_bytes, read_items, render_state
+from decisionpivot.user_files import audit_params_schema, read_yaml_user_file, section
 
 BOOTSTRAP_SEED = 20261007
 RESAMPLES = 1000
@@ -68,16 +68,17 @@ class AuditLimits:
 
     @classmethod
     def from_params(cls, path: str | Path | None) -> AuditLimits:
-        if path is None or not Path(path).exists():
+        """The limits of the ``audit:`` section of the params file ``path`` (the defaults when ``path`` is None or
+        the file has no such section), read by :func:`~decisionpivot.user_files.audit_params_schema`: known keys
+        and ``family.heuristic`` names only, every limit a probability; errors name the file and line."""
+        if path is None:
             return cls()
-        params = read_yaml_file(path, "a params file") or {}
-        if not isinstance(params, dict) or not isinstance(params.get("audit") or {}, dict):
-            raise DecisionPivotError(f"{path}: expected a mapping whose audit: section is a mapping of limits")
-        data = params.get("audit") or {}
-        unknown = set(data) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise DecisionPivotError(f"{path}: unknown keys in section audit: {sorted(unknown)}")
-        return cls(**data)
+        from decisionpivot.generate.registry import families
+
+        known = [f"{spec.name}.{name}" for spec in families() for name in spec.heuristics]
+        document = read_yaml_user_file(path, "a params file with an audit: section")
+        data = section(document, "audit", audit_params_schema(known))
+        return cls(**data) if data else cls()
 
 
 def over_limit(value: float, limit: float) -> bool:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from decisionpivot import __version__
-from decisionpivot.compare.run import ChangedGroup, Comparison, FamilyComparison
+from decisionpivot.compare.run import CANNOT_PASS, FAILS, PASSES, ChangedGroup, Comparison, FamilyComparison
 from decisionpivot.items import atomic_write_bytes
 from decisionpivot.score.bootstrap import Difference
 from decisionpivot.score.report import markdown_table, markdown_text
@@ -58,7 +58,7 @@ def comparison_record(c: Comparison) -> dict[str, Any]:
         "baseline": c.baseline, "candidate": c.candidate, "items": c.items,
         "test": TEST, "alpha": c.alpha, "min_effect": c.min_effect,
         "resamples": c.resamples, "seed": c.seed, "package_version": __version__,
-        "failed": c.failed,
+        "failed": c.failed, "verdict": c.verdict, "not_compared": list(c.not_compared),
         "families": {f.family: family_record(f) for f in c.families},
         "overall": family_record(c.overall),
         "notes": list(c.notes),
@@ -85,8 +85,10 @@ def _row(f: FamilyComparison) -> list[str]:
 def comparison_markdown(c: Comparison) -> str:
     """compare.md: the verdict, the table per family and the broken groups."""
     worse = ", ".join(f.family for f in c.families if f.worse)
-    verdict = (f"**Fails**: the candidate is significantly worse on {worse}"
-               if c.failed else "**Passes**: the candidate is not significantly worse on any family")
+    verdict = {FAILS: f"**Fails**: the candidate is significantly worse on {worse}",
+               CANNOT_PASS: f"**Cannot pass**: {', '.join(c.not_compared)} could not be compared (see the notes), "
+                            "so the candidate is not shown to be no worse there",
+               PASSES: "**Passes**: the candidate is not significantly worse on any family"}[c.verdict]
     lines = [
         f"# {markdown_text(c.candidate)} against {markdown_text(c.baseline)}\n",
         f"{verdict} (family-wise alpha {c.alpha:g}, minimum drop {c.min_effect:g} points of item accuracy).\n",

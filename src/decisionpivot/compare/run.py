@@ -3,7 +3,10 @@
 The baseline and the candidate are answer folders of one system each (``runs/<system>``, possibly from two
 different runs roots); both are read by the scorer's rules (:func:`decisionpivot.score.pipeline.load_runs`)
 against the same items, so the same files are checked the same way. A family is compared when both have it
-scored (records for at least 99% of its items); the others are listed in the notes.
+scored (records for at least 99% of its items); the others are listed in the notes, and one that either side
+has answers to makes the verdict **cannot pass** (:data:`CANNOT_PASS`, exit 3): "not significantly worse on
+any family" cannot be said of a family that was not compared (a candidate missing 9 of 600 answers of the
+family it broke would otherwise pass).
 
 The test unit is the **contrast group**, since groups are independent draws where the items of one group
 are not (the bootstrap resamples groups too). A group is *better* when the candidate answers more of its
@@ -28,6 +31,7 @@ from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, Dif
 from decisionpivot.score.layout import TaskLayout
 from decisionpivot.score.pipeline import LoadedRuns, default_jobs, load_runs, score_loaded
 from decisionpivot.score.results import CORE, MACRO
+from decisionpivot.user_files import FRACTION, POINTS, RESAMPLES
 
 BASELINE = "baseline"
 """Name the baseline's answers are scored under (the real folders are recorded beside it)."""
@@ -39,6 +43,11 @@ DEFAULT_ALPHA = 0.05
 """Family-wise error rate of the test across families."""
 DEFAULT_MIN_EFFECT = 0.0
 """Smallest drop of item accuracy (percentage points) that fails the comparison."""
+PASSES, FAILS, CANNOT_PASS = "passes", "fails", "cannot pass"
+"""The verdicts: not significantly worse on any family; significantly worse on one; a family could not be
+compared (so "not worse on any family" cannot be stated)."""
+EXIT_CODES = {PASSES: 0, FAILS: 1, CANNOT_PASS: 3}
+"""The exit status of `dp compare --baseline --candidate` per verdict (2 stays bad input, as for every verb)."""
 
 
 @dataclass(frozen=True)
@@ -126,11 +135,22 @@ class Comparison:
     """Bootstrap seed."""
     notes: tuple[str, ...]
     """Families left out and why."""
+    not_compared: tuple[str, ...] = ()
+    """Families one side has answers to that could not be compared (the other side has none, or either side
+    fewer than 99% of the items): each makes the verdict "cannot pass"."""
 
     @property
     def failed(self) -> bool:
         """True when the candidate is significantly worse on some family (the verb exits 1)."""
         return any(f.worse for f in self.families)
+
+    @property
+    def verdict(self) -> str:
+        """:data:`FAILS` when significantly worse on a compared family, else :data:`CANNOT_PASS` when a family
+        could not be compared, else :data:`PASSES`."""
+        if self.failed:
+            return FAILS
+        return CANNOT_PASS if self.not_compared else PASSES
 
 
 def _groups(layout: TaskLayout) -> list[list[int]]:
@@ -171,6 +191,17 @@ def _side(folder: str | Path, items: Path, role: str) -> tuple[str, LoadedRuns]:
     return path.name, loaded
 
 
+def _has_file(loaded: LoadedRuns, system: str, task: str) -> bool:
+    """Whether ``system`` has an answer file for ``task`` (scorable or not)."""
+    return any(s.system == system and s.task == task for s in loaded.answer_files)
+
+
+def _why(loaded: LoadedRuns, system: str, task: str) -> str:
+    """Why ``system``'s answers to ``task`` are not scorable, in the scorer's words."""
+    reason = next((e.reason for e in loaded.exclusions if e.system == system and e.task == task), None)
+    return f"has no scored answers ({reason or 'fewer than 99% of items'})"
+
+
 def _renamed(loaded: LoadedRuns, system: str, label: str) -> dict[tuple[str, str], TaskAnswers]:
     return {(label, task): replace(a, system=label) for (s, task), a in loaded.answers.items() if s == system}
 
@@ -180,24 +211,30 @@ def compare_folders(
     min_effect: float = DEFAULT_MIN_EFFECT, resamples: int = DEFAULT_RESAMPLES, seed: int = BOOTSTRAP_SEED,
 ) -> Comparison:
     """Compare the baseline's and the candidate's answers to the core items (see the module docstring)."""
-    if not 0 < alpha < 1:
-        raise DecisionPivotError(f"--alpha: expected a level between 0 and 1, got {alpha}")
-    if min_effect < 0:
-        raise DecisionPivotError(f"--min-effect: expected points >= 0, got {min_effect}")
+    FRACTION.require(alpha, "--alpha")
+    POINTS.require(min_effect, "--min-effect")
+    RESAMPLES.require(resamples, "--resamples")
     items = Path(items)
     base_name, base = _side(baseline, items, "baseline")
     cand_name, cand = _side(candidate, items, "candidate")
     answers = _renamed(base, base_name, BASELINE) | _renamed(cand, cand_name, CANDIDATE)
     notes = []
+    blocking = []
     kept: dict[tuple[str, str], TaskAnswers] = {}
     for layout in base.core:
         present = [(label, layout.task) in answers for label in (BASELINE, CANDIDATE)]
         if all(present):
             kept.update({(label, layout.task): answers[(label, layout.task)] for label in (BASELINE, CANDIDATE)})
+            continue
+        reasons = [f"the {label} {_why(loaded, name, layout.task)}"
+                   for label, name, loaded, ok in ((BASELINE, base_name, base, present[0]),
+                                                   (CANDIDATE, cand_name, cand, present[1])) if not ok]
+        answered = [_has_file(loaded, name, layout.task) for name, loaded in ((base_name, base), (cand_name, cand))]
+        if any(answered):
+            blocking.append(layout.task)
+            notes.append(f"{layout.task}: not compared, so the candidate cannot pass: {' and '.join(reasons)}")
         else:
-            missing = " and ".join(f"the {label}" for label, ok in zip((BASELINE, CANDIDATE), present, strict=True)
-                                   if not ok)
-            notes.append(f"{layout.task}: not compared, {missing} has no scored answers (fewer than 99% of items)")
+            notes.append(f"{layout.task}: not compared, neither has answers to it")
     if not kept:
         raise DecisionPivotError(f"{baseline} and {candidate}: no family that both have scored answers for")
     common = replace(base, systems=(BASELINE, CANDIDATE), answers=kept, short={}, exclusions=(), warnings=())
@@ -238,5 +275,5 @@ def compare_folders(
     totals = tuple(int(sum(counts[k] for _, counts, _, _ in per_family)) for k in range(8))
     overall = row(OVERALL, totals, mcnemar_exact_p(totals[6], totals[7]), None)
     return Comparison(str(baseline), str(candidate), str(items), families, overall, alpha, min_effect, resamples,
-                      seed, tuple(notes))
+                      seed, tuple(notes), tuple(blocking))
 

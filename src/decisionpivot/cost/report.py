@@ -68,6 +68,9 @@ def cost_markdown(entries: Sequence[CostEntry], gate: str | None) -> str:
                      "-" if e.certified_cost is None else f"{e.certified_cost:.1f}", extra,
                      f"{float(e.costs[0]):.1f}", f"{e.automate_all_cost:.1f}"])
     source = f"certified thresholds from {markdown_text(gate)}" if gate else "no gate.json given (no certified column)"
+    missing = [f"{e.system} {e.family}" for e in entries if e.certified_cost is None]
+    if gate and missing:
+        source += f"; not in it, so without a certified threshold: {markdown_text(', '.join(missing))}"
     return ("# What automation costs\n\n" + MEANING[0].upper() + MEANING[1:] + f" {source[0].upper() + source[1:]}.\n\n"
             + markdown_table(["System", "Family", "Items", "Cost wrong / escalated", "Min-cost threshold",
                               "Min cost /1k", "Certified threshold", "Cost at certified /1k", "Above min",

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from decisionpivot.cost.curve import cost_curve, cost_per_thousand, minimum_cost_threshold
-from decisionpivot.data_file import read_yaml_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.score.certified import answer_fingerprints, read_gate_for
 from decisionpivot.score.pipeline import LoadedRuns, load_runs
+from decisionpivot.user_files import PRICE, cost_file_schema, read_yaml_checked
 
 POOLED = "pooled"
 """Entry of all the system's families together (one threshold for all; `dp gate`'s pooled entry)."""
@@ -40,40 +40,27 @@ class Prices:
         return self.families.get(family, (self.wrong, self.escalated))
 
 
-def _price(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-        raise DecisionPivotError(f"{where}: expected a cost >= 0, got {value!r}")
-    return float(value)
-
-
 def read_prices(path: Path | None, wrong: float | None, escalated: float | None) -> Prices:
     """Prices from the YAML cost file (``wrong:``, ``escalated:``, optional ``families: {name: {wrong:,
-    escalated:}}``) with the flags winning; both prices must be given one way or the other."""
+    escalated:}}``, read by :func:`~decisionpivot.user_files.cost_file_schema`: known keys and families only, every
+    price within :data:`~decisionpivot.user_files.PRICE`) with the flags winning (the same bound); both prices
+    must be given one way or the other."""
+    from decisionpivot.generate.registry import families as registered
+
     record: dict[str, Any] = {}
     if path is not None:
-        loaded = read_yaml_file(path, "a cost file: wrong:, escalated: and optional families:")
-        if not isinstance(loaded, dict):
-            raise DecisionPivotError(f"{path}: expected a mapping with wrong: and escalated:")
-        record = loaded
-    unknown = set(record) - {"wrong", "escalated", "families"}
-    if unknown:
-        raise DecisionPivotError(f"{path}: unknown key(s) {', '.join(sorted(map(str, unknown)))} "
-                                 "(expected wrong, escalated, families)")
-    base_wrong = wrong if wrong is not None else record.get("wrong")
-    base_escalated = escalated if escalated is not None else record.get("escalated")
+        schema = cost_file_schema([spec.name for spec in registered()])
+        record = read_yaml_checked(path, "a cost file: wrong:, escalated: and optional families:", schema)
+    base_wrong = PRICE.require(wrong, "--cost-wrong") if wrong is not None else record.get("wrong")
+    base_escalated = (PRICE.require(escalated, "--cost-escalated") if escalated is not None
+                      else record.get("escalated"))
     if base_wrong is None or base_escalated is None:
         raise DecisionPivotError("cost: give --cost-wrong and --cost-escalated, or a --costs file with wrong: and "
                                  "escalated:")
-    where = str(path) if path is not None else "--cost-wrong/--cost-escalated"
-    prices = Prices(_price(base_wrong, f"{where}: wrong"), _price(base_escalated, f"{where}: escalated"))
-    families = record.get("families") or {}
-    if not isinstance(families, dict):
-        raise DecisionPivotError(f"{path}: families: expected a mapping family -> {{wrong:, escalated:}}")
-    for name, entry in sorted(families.items()):
-        if not isinstance(entry, dict) or set(entry) - {"wrong", "escalated"}:
-            raise DecisionPivotError(f"{path}: families: {name}: expected wrong: and/or escalated:")
-        prices.families[str(name)] = (_price(entry.get("wrong", prices.wrong), f"{path}: {name}: wrong"),
-                                      _price(entry.get("escalated", prices.escalated), f"{path}: {name}: escalated"))
+    prices = Prices(float(base_wrong), float(base_escalated))
+    for name, entry in sorted((record.get("families") or {}).items()):
+        prices.families[str(name)] = (float(entry.get("wrong", prices.wrong)),
+                                      float(entry.get("escalated", prices.escalated)))
     return prices
 
 
@@ -125,7 +112,8 @@ class CostEntry:
     certified_threshold: float | None
     """`dp gate`'s certified threshold (None: none, or no gate.json given)."""
     certified_cost: float | None
-    """Cost per 1,000 at the certified threshold; with none certified, the escalate-everything cost."""
+    """Cost per 1,000 at the certified threshold; with none certified ("do not automate", "refused"), the
+    escalate-everything cost; None when no gate.json was given or it has no entry for this system and family."""
     automate_all_cost: float
     """Cost per 1,000 at threshold 0."""
 
@@ -143,7 +131,9 @@ def cost_entry(system: str, family: str, confidence: np.ndarray, correct: np.nda
 
 def cost_runs(runs: Path, items: Path, prices: Prices, gate: Path | None,
               systems: Sequence[str] | None = None) -> list[CostEntry]:
-    """Every system under ``runs`` (or those named), per family with scorable answers and pooled."""
+    """Every system under ``runs`` (or those named), per family with scorable answers and pooled; the certified
+    figures only where gate.json has an entry (a system or family it does not hold has no certified threshold,
+    which is not "do not automate")."""
     loaded = load_runs(runs, items, None, systems, tasks=())
     certified = certified_thresholds(gate, loaded)
     out = []
@@ -154,10 +144,11 @@ def cost_runs(runs: Path, items: Path, prices: Prices, gate: Path | None,
             if answers is None:
                 continue
             out.append(cost_entry(system, layout.task, answers.confidence, answers.correct, prices.of(layout.task),
-                                  certified.get((system, layout.task)), gate is not None))
+                                  certified.get((system, layout.task)), (system, layout.task) in certified))
             pooled_confidence.append(answers.confidence)
             pooled_correct.append(answers.correct)
         if pooled_confidence and not prices.families:  # one price for all: the pooled curve is defined
             out.append(cost_entry(system, POOLED, np.concatenate(pooled_confidence), np.concatenate(pooled_correct),
-                                  (prices.wrong, prices.escalated), certified.get((system, POOLED)), gate is not None))
+                                  (prices.wrong, prices.escalated), certified.get((system, POOLED)),
+                                  (system, POOLED) in certified))
     return out

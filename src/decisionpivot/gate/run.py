@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from decisionpivot.data_file import read_yaml_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.gate.calibration import (
     CalibrationDraw,
@@ -52,6 +51,7 @@ from decisionpivot.score.bootstrap import Multiplicities
 from decisionpivot.score.certified import GATE_DECISIONS, answer_fingerprint
 from decisionpivot.score.metrics import share_at_confidence
 from decisionpivot.score.pipeline import LoadedRuns, load_runs
+from decisionpivot.user_files import FRACTION, RESAMPLES, gate_params_schema, read_yaml_user_file, section
 
 AUTOMATE, DO_NOT_AUTOMATE, REFUSED = GATE_DECISIONS
 
@@ -148,30 +148,17 @@ class Gating:
 
 DEFAULTS = {"target_risk": 0.05, "delta": 0.10, "resamples": 1000}
 """Settings when neither the command line nor a params file gives them."""
-PARAMS_KEYS = {"seeds": list, "target_risk": float, "delta": float, "resamples": int}
-"""Keys of the ``gate`` section of params.yaml and their types."""
 
 
 def gate_params(path: Path) -> dict[str, Any]:
-    """The ``gate`` section of a params file (seeds, target_risk, delta, resamples), checked."""
+    """The ``gate`` section of a params file (seeds, target_risk, delta, resamples), read by
+    :func:`~decisionpivot.user_files.gate_params_schema`: known keys only, distinct seeds, fractions and resample
+    counts within the bounds the flags have; errors name the file and line and start with ``--params``."""
     try:
-        data = read_yaml_file(path, "a params file with a gate: section") or {}
+        document = read_yaml_user_file(path, "a params file with a gate: section")
+        return dict(section(document, "gate", gate_params_schema(), required=True))
     except DecisionPivotError as exc:
         raise DecisionPivotError(f"--params {exc}") from None
-    section = data.get("gate") if isinstance(data, dict) else None
-    if not isinstance(section, dict):
-        raise DecisionPivotError(f"--params {path}: no 'gate' section")
-    unknown = sorted(set(section) - set(PARAMS_KEYS))
-    if unknown:
-        raise DecisionPivotError(f"--params {path}: unknown keys in section gate: {unknown}")
-    for key, kind in PARAMS_KEYS.items():
-        value = section.get(key)
-        numeric = kind is float and type(value) in (int, float)
-        if value is not None and not (type(value) is kind or numeric):
-            raise DecisionPivotError(f"--params {path}: gate.{key} must be a {kind.__name__}, found {value!r}")
-    if "seeds" in section and not all(type(seed) is int and seed >= 0 for seed in section["seeds"]):
-        raise DecisionPivotError(f"--params {path}: gate.seeds must be a list of non-negative integers")
-    return section
 
 
 def resolve_settings(
@@ -180,21 +167,20 @@ def resolve_settings(
 ) -> tuple[list[int], GateSettings]:
     """Seeds and settings: the command line's, else the params file's ``gate`` section, else the defaults
     (seeds: every seed-N folder under the calibration runs)."""
-    section = gate_params(params) if params is not None else {}
+    from_file = gate_params(params) if params is not None else {}
     given = {"target_risk": target_risk, "delta": delta, "resamples": resamples}
-    chosen = {key: value if value is not None else section.get(key, DEFAULTS[key]) for key, value in given.items()}
-    if seeds is None and "seeds" in section:
-        seeds = [str(seed) for seed in section["seeds"]]
+    chosen = {key: value if value is not None else from_file.get(key, DEFAULTS[key]) for key, value in given.items()}
+    if seeds is None and "seeds" in from_file:
+        seeds = [str(seed) for seed in from_file["seeds"]]
     settings = GateSettings(float(chosen["target_risk"]), float(chosen["delta"]), int(chosen["resamples"]))
     _validate(settings)  # a bad value stops the verb before it looks for a single calibration folder
     return parse_seeds(seeds, calibration_runs), settings
 
 
 def _validate(settings: GateSettings) -> None:
-    if not 0 < settings.target_risk < 1:
-        raise DecisionPivotError(f"--target-risk must be between 0 and 1 (a fraction), got {settings.target_risk}")
-    if not 0 < settings.delta < 1:
-        raise DecisionPivotError(f"--delta must be between 0 and 1 (a fraction), got {settings.delta}")
+    FRACTION.require(settings.target_risk, "--target-risk")
+    FRACTION.require(settings.delta, "--delta")
+    RESAMPLES.require(settings.resamples, "--resamples")
     for flag, value in (("--target-risk", settings.target_risk), ("--delta", settings.delta)):
         if not statable(value):
             raise DecisionPivotError(

@@ -2,9 +2,16 @@
 
 **The sample.** Either a folder of answers in our format (``<family>.jsonl`` answer files) with the labelled
 items they answer (``--items``), read by the scorer's rules (failed and missing answers are wrong, at the
-uniform confidence), or a CSV with a header and the columns ``confidence`` (the system's ``max_o p(o)``) and
-``correct`` (1 or 0), and optionally ``family`` (rows without one, or a CSV without the column, are checked
-against the certificate's pooled threshold).
+uniform confidence) and refused when their configuration fingerprint is not the one the certificate certified
+(:func:`check_configuration`), or a CSV with a header and the columns ``confidence`` (the system's
+``max_o p(o)``) and ``correct`` (1 or 0), and optionally ``family`` (one of the certificate's; rows without one,
+or a CSV without the column, are checked against the certificate's pooled threshold) and ``id`` (each id once:
+a row given twice would count twice). No other column is read, so none is allowed
+(:data:`~decisionpivot.user_files.MONITOR_COLUMNS`). A CSV records no configuration: that it comes from the
+certified one is the team's to ensure.
+
+**The certificate** is read by its schema (:func:`~decisionpivot.user_files.certificate_schema`): thresholds
+are probabilities or null, and only an entry that automates has one.
 
 **The check**, per family of the sample: the items at or above the certified threshold are automated; the
 realised risk (errors among them) and coverage come with two-sided exact 95% intervals, and the certified
@@ -16,21 +23,29 @@ slightly optimistic.
 
 from __future__ import annotations
 
-import csv
-import io
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from decisionpivot.data_file import read_json_file, read_text_file
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, did_you_mean
 from decisionpivot.monitor.exact import clopper_pearson, exceedance_p_value
+from decisionpivot.score.certified import GATE_DECISIONS, answer_fingerprint
 from decisionpivot.score.pipeline import load_runs
+from decisionpivot.user_files import (
+    FRACTION,
+    MONITOR_COLUMNS,
+    certificate_schema,
+    known_name,
+    read_csv_file,
+    read_json_checked,
+)
 
 POOLED = "pooled"
 DEFAULT_ALPHA = 0.05
+AUTOMATE = GATE_DECISIONS[0]
 
 
 @dataclass(frozen=True)
@@ -47,27 +62,40 @@ class Certificate:
     """Family (or ``pooled``) -> threshold; None where not automated."""
     map_sha256: str | None = None
     """SHA-256 of the recalibration map the thresholds were certified with (None: the system's own confidences)."""
+    fingerprints: dict[str, str | None] = field(default_factory=dict)
+    """Family (or ``pooled``) -> the configuration fingerprint certified (None: not recorded, or refused)."""
 
 
 def read_certificate(path: Path) -> Certificate:
-    """Read a `dp gate` per-system certificate; a malformed one is an error naming the file."""
-    record = read_json_file(path, "a certificate: dp gate writes reports/gate/<system>.json")
-    families = record.get("families") if isinstance(record, dict) else None
-    target = record.get("target_risk") if isinstance(record, dict) else None
-    if not isinstance(families, dict) or not isinstance(target, int | float) or not 0 < target < 1:
-        raise DecisionPivotError(f"{path}: expected `dp gate`'s gate/<system>.json (families, target_risk)")
+    """Read a `dp gate` per-system certificate by :func:`~decisionpivot.user_files.certificate_schema`: every
+    threshold a probability or null, a decision per entry, the target risk a fraction; an entry that automates
+    must have a threshold and one that does not must have none (a hand-edited mix is refused)."""
+    record = read_json_checked(path, "a certificate: dp gate writes reports/gate/<system>.json", certificate_schema())
     thresholds: dict[str, float | None] = {}
-    for name, entry in [*families.items(), (POOLED, record.get("pooled") or {})]:
-        value = entry.get("threshold") if isinstance(entry, dict) else None
-        if value is not None and not isinstance(value, int | float):
-            raise DecisionPivotError(f"{path}: {name}: threshold {value!r} is not a number")
+    fingerprints: dict[str, str | None] = {}
+    for name, entry in [*record["families"].items(), (POOLED, record["pooled"])]:
+        value = entry["threshold"]
+        if (entry["decision"] == AUTOMATE) != (value is not None):
+            raise DecisionPivotError(f"{path}: {name}: decision {entry['decision']!r} with threshold {value!r} "
+                                     "(an automated entry has a threshold, any other has none)")
         thresholds[str(name)] = None if value is None else float(value)
+        fingerprints[str(name)] = entry.get("fingerprint")
     recalibration = record.get("recalibration")
-    if recalibration is not None and not (isinstance(recalibration, dict)
-                                          and isinstance(recalibration.get("sha256"), str)):
-        raise DecisionPivotError(f"{path}: recalibration: expected an object with the map's sha256")
-    return Certificate(path, str(record.get("system")), float(target), thresholds,
-                       None if recalibration is None else recalibration["sha256"])
+    return Certificate(path, str(record["system"]), float(record["target_risk"]), thresholds,
+                       None if recalibration is None else recalibration["sha256"], fingerprints)
+
+
+def check_configuration(certificate: Certificate, fingerprints: dict[str, str | None], sample: str) -> None:
+    """Refuse answers of another configuration than the one certified: per family of the sample, the answers'
+    fingerprint (their .meta.json) must be the certificate's. The thresholds hold for the certified configuration
+    only; a CSV records none, so this check is the answer folders' (see the module docstring)."""
+    for family, found in sorted(fingerprints.items()):
+        certified = certificate.fingerprints.get(family)
+        if certified is not None and found != certified:
+            raise DecisionPivotError(
+                f"{sample}: {family} answers of configuration {str(found)[:12]}, but {certificate.path} certified "
+                f"configuration {certified[:12]}: its thresholds say nothing about another configuration; certify "
+                "this one with `dp gate`")
 
 
 def check_map(certificate: Certificate, map_path: str | None, map_sha256: str | None) -> None:
@@ -104,8 +132,9 @@ class Sample:
     """``(n,)`` options per item (answer files only)."""
 
 
-def read_answers_sample(answers: Path, items: Path) -> list[Sample]:
-    """Answer files of one system (``answers`` = RUNS/<system>) against their labelled items."""
+def read_answers_sample(answers: Path, items: Path) -> tuple[list[Sample], dict[str, str | None]]:
+    """Answer files of one system (``answers`` = RUNS/<system>) against their labelled items, and each family's
+    configuration fingerprint (for :func:`check_configuration`)."""
     if not answers.is_dir():
         raise DecisionPivotError(f"{answers}: no such answer folder (expected RUNS/<system>)")
     loaded = load_runs(answers.parent, items, None, [answers.name], tasks=())
@@ -114,33 +143,24 @@ def read_answers_sample(answers: Path, items: Path) -> list[Sample]:
     if not samples:
         reasons = "; ".join(f"{e.task}: {e.reason}" for e in loaded.exclusions) or "no answer files"
         raise DecisionPivotError(f"{answers}: no family with usable answers ({reasons})")
-    return samples
+    fingerprints = {s.family: answer_fingerprint(loaded.answers[(answers.name, s.family)].meta) for s in samples}
+    return samples, fingerprints
 
 
-def read_csv_sample(path: Path) -> list[Sample]:
-    """A CSV of ``confidence``, ``correct`` (0/1) and optionally ``family``; errors name the line."""
-    text = read_text_file(path, "a CSV of confidence, correct and optionally family")
-    reader = csv.DictReader(io.StringIO(text))
-    fields = reader.fieldnames or []
-    if "confidence" not in fields or "correct" not in fields:
-        raise DecisionPivotError(f"{path}: line 1: expected a header with 'confidence' and 'correct' columns")
+def read_csv_sample(path: Path, families: Collection[str] | None = None) -> list[Sample]:
+    """A CSV of ``confidence``, ``correct`` (0/1) and optionally ``family`` and ``id``
+    (:data:`~decisionpivot.user_files.MONITOR_COLUMNS`: no other column, an id at most once); a family must be
+    one of ``families`` (the certificate's) when given. Errors name the line."""
+    table = read_csv_file(path, "a CSV of confidence, correct and optionally family and id", MONITOR_COLUMNS)
     rows: dict[str, tuple[list[float], list[bool]]] = {}
-    for line, row in enumerate(reader, start=2):
-        try:
-            confidence = float(row["confidence"])
-        except (TypeError, ValueError):
-            raise DecisionPivotError(f"{path}: line {line}: confidence {row['confidence']!r} is not a number") from None
-        if not 0.0 <= confidence <= 1.0:
-            raise DecisionPivotError(f"{path}: line {line}: confidence {confidence} is outside [0, 1]")
-        if (row["correct"] or "").strip() not in ("0", "1"):
-            raise DecisionPivotError(f"{path}: line {line}: correct {row['correct']!r} is not 0 or 1")
-        family = (row.get("family") or "").strip() or POOLED
+    for row in table.rows:
+        family = row.values.get("family") or POOLED
+        if families is not None and family != POOLED:
+            known_name(family, [f for f in families if f != POOLED], f"{path}:{row.line}: family", "family")
         values = rows.setdefault(family, ([], []))
-        values[0].append(confidence)
-        values[1].append(row["correct"].strip() == "1")
-    if not rows:
-        raise DecisionPivotError(f"{path}: no rows below the header")
-    return [Sample(f, np.array(c), np.array(k, dtype=bool)) for f, (c, k) in sorted(rows.items())]
+        values[0].append(row.values["confidence"])
+        values[1].append(row.values["correct"])
+    return [Sample(f, np.array(c, dtype=np.float64), np.array(k, dtype=bool)) for f, (c, k) in sorted(rows.items())]
 
 
 @dataclass(frozen=True)
@@ -205,13 +225,13 @@ class Monitoring:
 def monitor(certificate: Certificate, samples: list[Sample], sample: str, alpha: float = DEFAULT_ALPHA,
             map_path: str | None = None) -> Monitoring:
     """Check every family of the samples; a family the certificate does not know is an error."""
-    if not 0 < alpha < 1:
-        raise DecisionPivotError(f"--alpha: expected a level between 0 and 1, got {alpha}")
+    FRACTION.require(alpha, "--alpha")
     entries = []
     for s in samples:
         if s.family not in certificate.thresholds:
-            raise DecisionPivotError(f"{sample}: family {s.family!r} is not in the certificate {certificate.path} "
-                                     f"(it has {', '.join(sorted(certificate.thresholds))})")
+            raise DecisionPivotError(f"{sample}: family {s.family!r} is not in the certificate {certificate.path}"
+                                     f"{did_you_mean(s.family, certificate.thresholds)} (it has "
+                                     f"{', '.join(sorted(certificate.thresholds))})")
         entries.append(check_sample(s, certificate.thresholds[s.family], certificate.target_risk, alpha))
     return Monitoring(certificate, sample, alpha, tuple(entries), map_path)
 

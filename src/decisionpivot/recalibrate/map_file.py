@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -28,9 +27,11 @@ from typing import Any
 import numpy as np
 
 from decisionpivot import __version__
+from decisionpivot.data_file import read_bytes_file
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.recalibrate.maps import IsotonicMap, isotonic_applied, temperature_scaled
+from decisionpivot.recalibrate.maps import TEMPERATURE_RANGE, IsotonicMap, isotonic_applied, temperature_scaled
 from decisionpivot.recalibrate.run import ISOTONIC, METHODS, NONE, TEMPERATURE, FittedMaps
+from decisionpivot.user_files import Bound, check_schema, map_schema
 
 FORMAT = "decisionpivot-recalibration"
 FORMAT_VERSION = 1
@@ -80,33 +81,33 @@ def _fail(path: Path, what: str) -> DecisionPivotError:
 
 
 def read_map(path: str | Path, method: str | None = None) -> RecalibrationMap:
-    """Read and check a map file; ``method`` overrides the file's recommended one."""
+    """Read and check a map file by :func:`~decisionpivot.user_files.map_schema` (every key `dp recalibrate`
+    writes and no other; knots probabilities, the temperature within the search range); ``method`` overrides the
+    file's recommended one."""
     path = Path(path)
+    data = read_bytes_file(path, "a map written by `dp recalibrate` (maps/<system>.json)")
     try:
-        data = path.read_bytes()
         record = json.loads(data.decode("utf-8"))
-    except FileNotFoundError:
-        raise DecisionPivotError(f"{path}: no such map file") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise _fail(path, f"not UTF-8 (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
         raise _fail(path, f"not JSON ({exc})") from None
+    except RecursionError:
+        raise _fail(path, "not JSON (nested too deeply)") from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise _fail(path, f"no \"format\": \"{FORMAT}\"")
     if record.get("format_version") != FORMAT_VERSION:
         raise _fail(path, f"format_version {record.get('format_version')!r}, this dp reads {FORMAT_VERSION}")
-    chosen = method or record.get("method")
+    check_schema(map_schema(METHODS, FORMAT, FORMAT_VERSION, Bound(*TEMPERATURE_RANGE, "a temperature")), record,
+                 path, None)
+    chosen = method or record["method"]
     if chosen not in METHODS:
         raise _fail(path, f"method {chosen!r} is not one of {', '.join(METHODS)}")
-    temperature = record.get("temperature")
-    if not isinstance(temperature, int | float) or not math.isfinite(temperature) or temperature <= 0:
-        raise _fail(path, f"temperature {temperature!r} is not a positive number")
-    knots = record.get("isotonic") or {}
-    x, y = knots.get("confidence"), knots.get("calibrated")
-    if (not isinstance(x, list) or not isinstance(y, list) or len(x) != len(y) or not x
-            or not all(isinstance(v, int | float) for v in x + y)
-            or any(b <= a for a, b in pairwise(x)) or any(b < a for a, b in pairwise(y))):
+    x, y = record["isotonic"]["confidence"], record["isotonic"]["calibrated"]
+    if len(x) != len(y) or any(b <= a for a, b in pairwise(x)) or any(b < a for a, b in pairwise(y)):
         raise _fail(path, "isotonic knots are not two equally long lists, increasing confidences and "
                           "non-decreasing calibrated values")
-    return RecalibrationMap(path, str(record.get("system")), str(chosen), float(temperature),
+    return RecalibrationMap(path, str(record["system"]), str(chosen), float(record["temperature"]),
                             IsotonicMap(tuple(map(float, x)), tuple(map(float, y))), record,
                             hashlib.sha256(data).hexdigest())
 

@@ -81,8 +81,11 @@ def _compare(record: Mapping[str, Any]) -> str:
     table = Table("Candidate against baseline per family", ["Family", "Better", "Worse", "Groups fixed",
                   "Groups broken", "Items fixed", "Items broken", "Item acc. change", "Pair acc. change",
                   "p (Holm)", ""], rows).render()
+    not_compared = ", ".join(map(str, record.get("not_compared") or []))
     verdict = ("fails: significantly worse on " + ", ".join(n for n, f in families.items() if f.get("worse"))
-               if record.get("failed") else "passes: not significantly worse on any family")
+               if record.get("failed") else
+               f"cannot pass: {not_compared} could not be compared" if record.get("verdict") == "cannot pass"
+               else "passes: not significantly worse on any family")
     intro = paragraph(f"<code>dp compare --baseline {esc(record.get('baseline'))} --candidate "
                       f"{esc(record.get('candidate'))}</code> {esc(verdict)} ({esc(record.get('test'))}; alpha "
                       f"{esc(record.get('alpha'))}).")

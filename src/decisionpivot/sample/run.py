@@ -24,7 +24,7 @@ NQ-open normalised exact match) into items whose ``success_rate`` is the share o
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from decisionpivot.evaluate.http import HttpRunner
 from decisionpivot.evaluate.kinds import Record, RunCounters, SystemConfig
 from decisionpivot.evaluate.prompt import ReplyError
 from decisionpivot.items import Item, Option, atomic_write_bytes, sha256_file
+from decisionpivot.user_files import check_schema, listing, no_bom, nonempty_text, question_schema
 
 
 @dataclass(frozen=True)
@@ -51,13 +52,17 @@ class SampleTask:
     """Question-id prefix (``gsm8k-0007``: line 7, counting from 0)."""
     instruction: str
     """System message of every request."""
+    answer: Mapping[str, Any]
+    """JSON Schema of a line's ``answer`` (what `dp reconstruct` grades the samples against)."""
 
 
 TASKS = {
     "capb_gsm8k": SampleTask("test.jsonl", "gsm8k", "Solve the math word problem. Think step by step if you "
-                             "like, then end your reply with the final answer as a plain number."),
+                             "like, then end your reply with the final answer as a plain number.",
+                             nonempty_text("the worked solution, ending in '#### <number>'")),
     "capb_nq_open": SampleTask("NQ-open.dev.jsonl", "nq_open", "Answer the question with a short answer only: "
-                               "a few words, no sentence, no explanation."),
+                               "a few words, no sentence, no explanation.",
+                               listing(nonempty_text("an answer"), "a non-empty list of answers", min_items=1)),
 }
 
 
@@ -78,23 +83,30 @@ class SampledSystem:
 
 
 def read_questions(source: Path, task: str) -> list[str]:
+    """The questions of the task's official file, one JSON object per line, each read by
+    :func:`~decisionpivot.user_files.question_schema` (``question`` and the task's ``answer``, no other key: a line
+    `dp reconstruct` could not grade is refused before a sample is paid for); blank lines are skipped."""
     spec = TASKS[task]
     folder = source / task if (source / task / spec.file).exists() else source
     path = folder / spec.file
     if not path.is_file():
         raise DecisionPivotError(f"{path}: no such file (the official question file of {task})")
+    schema = question_schema(spec.answer)
     questions = []
-    for number, line in enumerate(read_text_file(path, f"the official question file of {task}").splitlines(),
-                                  start=1):
+    content = no_bom(read_text_file(path, f"the official question file of {task}"), path)
+    for number, line in enumerate(content.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
         except ValueError:
             raise DecisionPivotError(f"{path}:{number}: not valid JSON") from None
-        if not isinstance(record, dict) or not isinstance(record.get("question"), str):
-            raise DecisionPivotError(f"{path}:{number}: expected an object with a string 'question'")
+        except RecursionError:
+            raise DecisionPivotError(f"{path}:{number}: not valid JSON (nested too deeply)") from None
+        check_schema(schema, record, f"{path}:{number}", None)
         questions.append(record["question"])
+    if not questions:
+        raise DecisionPivotError(f"{path}: no questions (expected one JSON object per line)")
     return questions
 
 
