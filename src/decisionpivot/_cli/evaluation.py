@@ -122,10 +122,16 @@ class EvaluationVerbs:
         print(f"{chosen.name}: {answered} of {total} items answered, {errors} errors "
               f"({unanswered} transient) in {len(results)} task(s), readout {chosen.readout}")
         causes: Counter[str] = Counter()
+        examples: dict[str, str] = {}
         for r in results:
-            causes.update(dict(r.causes))
-        cause = (f"; most often ({causes.most_common(1)[0][1]} of {causes.total()}): {causes.most_common(1)[0][0]}"
-                 if causes else "")
+            for key, count, example in r.causes:
+                causes[key] += count
+                examples.setdefault(key, example)
+        cause = ""
+        if causes:
+            (key, count), = causes.most_common(1)
+            shown = examples[key] if len(examples[key]) <= 160 else examples[key][:157] + "..."
+            cause = f"; most often ({count} of {causes.total()}): {key}" + (f" (e.g. {shown})" if shown != key else "")
         if short and limit is None and shard is None:
             names = ", ".join(r.task for r in short)
             print(f"evaluate INCOMPLETE: {len(short)} task(s) below the 99% of items the scorer needs ({names})"

@@ -7,8 +7,11 @@ file holds complete lines and at most one torn last line. Opening the file again
   file is removed when the run ends), so a second ``dp evaluate`` on the same answer file refuses at
   once, naming the holder;
 * drops a torn last line;
+* refuses a file holding a record of an id that is not an item of its items file (naming the line): its
+  counts would not be counts of the items ("601 of 600 answered");
 * refuses a file made for a different items file (both hashes shown) or under a different system
-  config (the meta file's ``fingerprint`` of the settings that change answers; both shown) unless
+  config (the meta file's ``fingerprint`` of the settings that change answers; both shown) - unless it holds
+  transient records only, which are asked again anyway - unless
   ``restart``, which moves the old answers to ``<task>.jsonl.bak`` (``.bak.1``, ``.bak.2``... when that
   exists: a backup is never overwritten) and starts afresh - when the first record that is not transient
   arrives: a restart against a server that is down (only transient failures, or none at all) leaves the
@@ -301,11 +304,15 @@ def outcome_of(record: dict[str, Any]) -> str:
 
 
 _ATTEMPTS = re.compile(r" \((?:gave up after \d+ attempts|retry budget of the task spent)\)$")
+_STATUS = re.compile(r"^(?:input restriction: )?HTTP \d{3}\b")
 
 
-def cause_of(record: dict[str, Any]) -> str:
-    """An error record's reason without how many attempts it took: the same cause reads the same."""
-    return _ATTEMPTS.sub("", " ".join(str(record.get("error", "")).split()))[:200]
+def cause_of(record: dict[str, Any]) -> tuple[str, str]:
+    """(what an error record's failures have in common, its reason): the status of an ``HTTP NNN: ...`` error
+    (its message may quote the item), else the reason itself, either without how many attempts it took."""
+    reason = _ATTEMPTS.sub("", " ".join(str(record.get("error", "")).split()))[:300]
+    status = _STATUS.match(reason)
+    return (status[0] if status else reason), reason
 
 
 def _check_ids(path: Path, records: list[dict[str, Any]], item_ids: Collection[str], items_file: Path) -> None:
@@ -345,7 +352,9 @@ class AnswerWriter:
         self.outcomes: dict[str, str] = {}
         """Item id -> ``answer``, ``error`` or ``transient``: what the file holds for it once this writer is done."""
         self.causes: Counter[str] = Counter()
-        """The errors this writer wrote, by their reason (without the attempts): what a summary points at."""
+        """The errors this writer wrote, by what they have in common (:func:`cause_of`): what a summary points at."""
+        self.examples: dict[str, str] = {}
+        """A whole reason of each cause (the first written)."""
         self._handle: Any = None if restarting else self._append_handle()
 
     def _append_handle(self) -> Any:
@@ -473,12 +482,12 @@ class AnswerWriter:
                 self.held_back.append(record)
                 self.transient += 1
                 self.outcomes[record["id"]] = "transient"
-                self.causes[cause_of(record)] += 1
+                self._count_cause(record)
                 return
             self._begin_restart()
             held, self.held_back = self.held_back, []
             self.transient -= len(held)
-            self.causes.subtract(cause_of(earlier) for earlier in held)
+            self.causes.subtract(cause_of(earlier)[0] for earlier in held)
             for earlier in held:
                 self.write(earlier)
         if self.unchanged_meta is not None:  # a finished task that gets a record after all: say so first
@@ -498,7 +507,12 @@ class AnswerWriter:
         self.written += 1
         self.outcomes[record["id"]] = outcome_of(record)
         if "error" in record:
-            self.causes[cause_of(record)] += 1
+            self._count_cause(record)
+
+    def _count_cause(self, record: dict[str, Any]) -> None:
+        cause, reason = cause_of(record)
+        self.causes[cause] += 1
+        self.examples.setdefault(cause, reason)
 
     def save_meta(self) -> None:
         atomic_write_bytes(self.meta_path, (json.dumps(self.meta, indent=2, ensure_ascii=False) + "\n").encode())

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from decisionpivot.errors import did_you_mean
 from decisionpivot.redact import written_command, written_environment, written_url, written_value
+from decisionpivot.user_files import Bound
 
 if TYPE_CHECKING:
     from decisionpivot.items import Item
@@ -153,14 +154,17 @@ MAX_COUNT = 10 ** 9
 """The largest whole number a setting takes unless it says otherwise (a count, a size, a number of tokens)."""
 
 
-def integer(minimum: int, maximum: int = MAX_COUNT) -> Callable[[Any], int]:
-    @closed
-    def check(value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= maximum:
-            raise _message(f"a whole number from {minimum} to {maximum:,}", value)
-        return value
+def _bounded(bound: Bound, value: Any) -> Any:
+    """``value`` when ``bound`` holds it (:class:`decisionpivot.user_files.Bound`, the one check of every number a
+    user gives: finite, in range), else SettingError saying what was expected."""
+    if not bound.holds(value):
+        raise _message(bound.text, value)
+    return value
 
-    return check
+
+def integer(minimum: int, maximum: int = MAX_COUNT) -> Callable[[Any], int]:
+    bound = Bound(minimum, maximum, "a whole number", integer=True)
+    return closed(lambda value: _bounded(bound, value))
 
 
 def optional_integer(minimum: int, maximum: int = MAX_COUNT) -> Callable[[Any], int | None]:
@@ -169,25 +173,9 @@ def optional_integer(minimum: int, maximum: int = MAX_COUNT) -> Callable[[Any], 
 
 
 def number(minimum: float, *, strict: bool = False, maximum: float = 1e9) -> Callable[[Any], float]:
-    """A finite real number above ``minimum`` (or at least it) and at most ``maximum``."""
-    lower = f"> {minimum:g}" if strict else f">= {minimum:g}"
-
-    @closed
-    def check(value: Any) -> float:
-        ok = not isinstance(value, bool) and isinstance(value, int | float)
-        if ok:
-            try:
-                converted = float(value)
-            except OverflowError:
-                ok = False
-            else:
-                ok = math.isfinite(converted) and (converted > minimum if strict else converted >= minimum) \
-                    and converted <= maximum
-        if not ok:
-            raise _message(f"a finite number {lower} and <= {maximum:g}", value)
-        return float(value)
-
-    return check
+    """A finite real number above ``minimum`` (or at least it, unless ``strict``) and at most ``maximum``."""
+    bound = Bound(minimum, maximum, "a number", low_open=strict)
+    return closed(lambda value: float(_bounded(bound, value)))
 
 
 def optional_number(minimum: float, *, strict: bool = False, maximum: float = 1e9) -> Callable[[Any], float | None]:

@@ -56,8 +56,9 @@ class TaskRun:
     """Retries spent."""
     path: Path
     """Answer file written."""
-    causes: tuple[tuple[str, int], ...] = ()
-    """The reasons of the error records this run wrote, most frequent first, with their counts."""
+    causes: tuple[tuple[str, int, str], ...] = ()
+    """What the error records this run wrote have in common (their status, or their reason), most frequent first:
+    (cause, records, one whole reason)."""
 
     @property
     def covered(self) -> bool:
@@ -247,6 +248,6 @@ def _run_task(system: SystemConfig, runner: _LazyRunner, task: str, path: Path, 
                      order=[item.id for item in chosen])
     name = task if permutation is None else f"{task}.perm-{permutation}"
     held = Counter(writer.outcomes.get(item.id) for item in chosen)  # counts of these items, never of other lines
-    causes = tuple((cause, count) for cause, count in writer.causes.most_common() if count > 0)
+    causes = tuple((cause, count, writer.examples[cause]) for cause, count in writer.causes.most_common() if count > 0)
     return TaskRun(name, len(chosen), len(chosen) - len(todo), held["answer"], held["error"] + held["transient"],
                    held["transient"], counters.retries, answers_path, causes)

@@ -9,9 +9,10 @@ Each ``kind`` is a module that registers a :class:`~decisionpivot.evaluate.kinds
 keys, defaults and checks (``dp systems --kinds`` lists them all). Every systems file - the built-in one,
 a user's, the one-line spec - is read by one schema, :func:`_declare` over the kind's table: an unknown
 kind or key is an error naming the file, the system and the key with a "did you mean"; a value of the wrong
-type, a number that is not finite or out of its range (``timeout_s: .inf``, ``concurrency: 0``) is one too;
-a name given twice in one mapping (two systems called ``x``, ``model:`` twice) is refused with both lines,
-where YAML would silently keep the last. Kinds:
+type, a number that is not finite or out of its range (``timeout_s: .inf``, ``concurrency: 0``) is one too,
+each naming the line; a name given twice in one mapping (two systems called ``x``, ``model:`` twice) is
+refused with both lines, where YAML would silently keep the last
+(:func:`~decisionpivot.data_file.read_yaml_document`). Kinds:
 ``chat`` (OpenAI-compatible chat completions), ``systemone`` (the System One API),
 ``openai_decisions`` and ``sglang_decisions`` (the two Decisions-API shapes), ``decision``
 (transformers' ``pipeline("decision")`` in process), ``hf`` (a causal LM's option-key logits),
@@ -21,13 +22,14 @@ where YAML would silently keep the last. Kinds:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from decisionpivot.data_file import read_text_file
+from decisionpivot.data_file import YamlDocument, read_text_file, read_yaml_document
 from decisionpivot.errors import DecisionPivotError, did_you_mean
 from decisionpivot.evaluate.kinds import SettingError, SystemConfig, kinds
 from decisionpivot.redact import written_url
@@ -49,28 +51,31 @@ def validate_system_name(name: str) -> str:
     return name
 
 
-def _declare(name: str, raw: Any, source: str) -> SystemConfig:
-    """The one schema of a system declaration: ``raw`` (a mapping of settings) checked against its kind's table."""
+def _declare(name: str, raw: Any, source: str, where: Callable[[Sequence[str]], str] | None = None) -> SystemConfig:
+    """The one schema of a system declaration: ``raw`` (a mapping of settings) checked against its kind's table.
+
+    ``where`` names the place of a key in the file (``path:line``); by default ``source``."""
+    place = where or (lambda keys: source)
     validate_system_name(name)
     if not isinstance(raw, dict):
-        raise SystemConfigError(f"{source}: system {name!r} must be a mapping of settings")
+        raise SystemConfigError(f"{place([name])}: system {name!r} must be a mapping of settings")
     registered = kinds()
     kind = raw.get("kind")
     if not isinstance(kind, str) or kind not in registered:
         hint = did_you_mean(kind, registered) if isinstance(kind, str) else ""
         raise SystemConfigError(
-            f"{source}: system {name!r}: kind must be one of {sorted(registered)}, got {kind!r}{hint}"
+            f"{place([name, 'kind'])}: system {name!r}: kind must be one of {sorted(registered)}, got {kind!r}{hint}"
         )
     spec = registered[kind]
     if "api_key" in raw:
-        raise SystemConfigError(f"{source}: system {name!r}: put the key in an environment variable "
-                                "and name it with api_key_env")
+        raise SystemConfigError(f"{place([name, 'api_key'])}: system {name!r}: put the key in an environment "
+                                "variable and name it with api_key_env")
     unknown = sorted((key for key in raw if key not in spec.settings and key != "kind"), key=str)
     if unknown:
         first = unknown[0]
         hint = did_you_mean(first, spec.settings) if isinstance(first, str) else ""
         raise SystemConfigError(
-            f"{source}: system {name!r} ({kind}): unknown key {first!r}{hint}"
+            f"{place([name, str(first)])}: system {name!r} ({kind}): unknown key {first!r}{hint}"
             f"{f' (and {len(unknown) - 1} more)' if len(unknown) > 1 else ''}; allowed: {sorted(spec.settings)}"
         )
     settings: dict[str, Any] = {}
@@ -80,52 +85,24 @@ def _declare(name: str, raw: Any, source: str) -> SystemConfig:
             stand_in = spec.instead.get(key)
             if stand_in is None or raw.get(stand_in) in (None, "", []):
                 also = f" (or {stand_in!r})" if stand_in else ""
-                raise SystemConfigError(f"{source}: system {name!r} ({kind}) needs {key!r}{also}")
+                raise SystemConfigError(f"{place([name])}: system {name!r} ({kind}) needs {key!r}{also}")
             settings[key] = None
             continue
         try:
             settings[key] = setting.check(value) if value is not None or key in spec.required else None
         except SettingError as exc:
-            raise SystemConfigError(f"{source}: system {name!r} ({kind}): {key}: {exc}") from None
+            raise SystemConfigError(f"{place([name, key])}: system {name!r} ({kind}): {key}: {exc}") from None
     try:
         spec.validate(settings)
     except SettingError as exc:
-        raise SystemConfigError(f"{source}: system {name!r} ({kind}): {exc}") from None
+        raise SystemConfigError(f"{place([name])}: system {name!r} ({kind}): {exc}") from None
     return SystemConfig(name=name, kind=kind, settings=settings, source=source)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing a mapping that names a key twice (YAML keeps the last one silently)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        lines: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":  # "<<: *anchor": its keys may be overridden
-                continue
-            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
-            line = key_node.start_mark.line + 1
-            try:
-                first = lines.get(key)
-            except TypeError:  # an unhashable key: the safe constructor refuses it
-                continue
-            if first is not None:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"{key!r} given twice (lines {first} and {line}): a system name or a key is given once",
-                    key_node.start_mark)
-            lines[key] = line
-        return super().construct_mapping(node, deep=deep)
-
-
-def _read_file(text: str, source: str) -> dict[str, SystemConfig]:
-    try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader) or {}  # a SafeLoader: plain data only
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}" if mark else source
-        problem = str(getattr(exc, "problem", exc))
-        if " given twice " in problem:
-            raise SystemConfigError(f"{where}: {problem}") from None
-        raise SystemConfigError(f"{where}: not valid YAML ({problem})") from None
+def _read_file(document: YamlDocument | None, data: Any, source: str) -> dict[str, SystemConfig]:
+    """The systems of a parsed systems file (``document`` gives the line of each key; None for the built-in file)."""
+    if data is None:
+        data = {}
     if not isinstance(data, dict) or not isinstance(data.get("systems", {}), dict):
         raise SystemConfigError(f"{source}: expected a top-level 'systems:' mapping")
     _check_expanded_size(data, source)
@@ -136,7 +113,11 @@ def _read_file(text: str, source: str) -> dict[str, SystemConfig]:
                 f"{source}: system name {name!r} is read as {type(name).__name__} by YAML, not as a name; "
                 f"write it in quotes (\"{name}\": ...)"
             )
-    return {name: _declare(name, raw, source) for name, raw in declared.items()}
+
+    def where(place: Sequence[str]) -> str:
+        return f"{source}:{document.line(('systems', *place))}" if document is not None else source
+
+    return {name: _declare(name, raw, source, where) for name, raw in declared.items()}
 
 
 MAX_VALUES = 100_000
@@ -180,12 +161,16 @@ def heuristic_systems() -> dict[str, SystemConfig]:
 def load_systems(config: str | Path | None = None) -> dict[str, SystemConfig]:
     """Built-in systems, family heuristics, then the user's file (which may override by name)."""
     text = resources.files("decisionpivot.evaluate").joinpath("default_systems.yaml").read_text("utf-8")
-    systems = {**_read_file(text, "default_systems.yaml"), **heuristic_systems()}
+    systems = {**_read_file(None, yaml.safe_load(text), "default_systems.yaml"), **heuristic_systems()}
     if config is not None:
         path = Path(config)
         if not path.exists():
             raise SystemConfigError(f"{path}: no such systems file")
-        systems.update(_read_file(read_text_file(path, "a systems file", SystemConfigError), str(path)))
+        if read_text_file(path, "a systems file", SystemConfigError).startswith("\ufeff"):
+            raise SystemConfigError(f"{path}:1: starts with a byte-order mark (U+FEFF); save the file as UTF-8 "
+                                    "without one")
+        document = read_yaml_document(path, "a systems file", SystemConfigError)  # a key given twice: refused
+        systems.update(_read_file(document, document.data, str(path)))
     return systems
 
 
