@@ -89,14 +89,23 @@ def group_members(pgid: int) -> list[int]:
 
 
 def end_tree(pgid: int, root: int, timeout_s: float, alive: subprocess.Popen[bytes] | None = None) -> None:
-    """End process group ``pgid`` (:func:`end_group`) and every descendant of ``root`` wherever it went (another
-    group, another session): SIGTERM to all, SIGKILL to what is left after ``timeout_s``."""
+    """End process group ``pgid`` and every descendant of ``root`` wherever it went (another group, another
+    session): SIGTERM to all, then SIGKILL to what is still running after ``timeout_s`` (sooner when all ended)."""
     tree = descendants(root)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGTERM)
     for pid in tree:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGTERM)
-    end_group(pgid, timeout_s, alive)
-    _reap()
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if alive is not None:
+            alive.poll()  # its status before _reap could take it
+        _reap()
+        if not still_running(tree) and not descendants(root):
+            break
+        time.sleep(0.05)
+    end_group(pgid, 0)  # SIGKILL to the group (one by one when the caller is in it)
     for pid in still_running({**tree, **descendants(root)}):
         if pid != os.getpid():
             with contextlib.suppress(ProcessLookupError, PermissionError):

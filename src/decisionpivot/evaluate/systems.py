@@ -8,7 +8,7 @@ name. Every family heuristic (``FamilySpec.heuristics``) is also a system, named
 Each ``kind`` is a module that registers a :class:`~decisionpivot.evaluate.kinds.KindSpec` with its
 keys, defaults and checks (``dp systems --kinds`` lists them all). Every systems file - the built-in one,
 a user's, the one-line spec - is read by one schema, :func:`_declare` over the kind's table: an unknown
-kind or key is an error naming the file, the system and the key with a "did you mean"; a value of the wrong
+kind or key is an error naming the file, the system and the key with the nearest known name; a value of the wrong
 type, a number that is not finite or out of its range (``timeout_s: .inf``, ``concurrency: 0``) is one too,
 each naming the line; a name given twice in one mapping (two systems called ``x``, ``model:`` twice) is
 refused with both lines, where YAML would silently keep the last
