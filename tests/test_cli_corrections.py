@@ -29,33 +29,7 @@ def test_a_plain_score_of_a_limit_try_points_to_partial(tmp_path: Path, items_di
     assert "dp score --partial" not in capsys.readouterr().err  # said only when it was not asked for
 
 
-def _pipeline_folder(root: Path) -> None:
-    (root / "dvc.yaml").write_text("stages:\n  score:\n    cmd: dp score --out reports\n"
-                                   "    outs:\n      - reports/scoring.json\n      - reports/figures:\n"
-                                   "          cache: false\n")
-    (root / "reports").mkdir()
-    (root / "reports" / "scoring.json").write_text("{}")
-
-
-def test_a_plain_score_does_not_replace_the_pipelines_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    _pipeline_folder(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(SystemExit) as caught:
-        main(["score", "--runs", "runs", "--reference", ""])
-    err = capsys.readouterr().err
-    assert caught.value.code == 2
-    assert "reports/ holds the outputs of the DVC pipeline's 'score' stage" in err and "--out" in err, err
-    assert (tmp_path / "reports" / "scoring.json").read_text() == "{}"
-
-
-def test_an_explicit_out_reports_is_still_allowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    _pipeline_folder(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    with pytest.raises(SystemExit):
-        main(["score", "--runs", "runs", "--reference", "", "--out", "reports"])
-    assert "holds the outputs of the DVC pipeline" not in capsys.readouterr().err  # it got past the check
+# The pipeline's reports kept from a plain `dp score`, and one's own replaced: tests/_cli/test_pipeline_outputs.py
 
 
 def test_evaluate_help_says_what_a_limit_run_exits_with(capsys: pytest.CaptureFixture[str]) -> None:

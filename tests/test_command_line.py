@@ -119,8 +119,8 @@ def test_unknown_command_names_the_commands(capsys: pytest.CaptureFixture[str]) 
 
 
 @pytest.mark.parametrize("argv", [
-    ["generate", "--families", "a,b", "--out", "o", "--jobs", "2", "--nomanifest", "--seed=7"],
-    ["generate", "--families=a", "--out=", "--no-manifest"],
+    ["generate", "--families", "policy_case,goal_check", "--out", "o", "--jobs", "2", "--nomanifest", "--seed=7"],
+    ["generate", "--families=policy_case", "--out=", "--no-manifest"],
     ["generate", "-seed", "7", "-j", "3"],
 ])
 def test_every_form_that_worked_still_works(argv: list[str], calls: dict, capsys: pytest.CaptureFixture[str],
@@ -139,6 +139,9 @@ def test_values_arrive_with_their_types(calls: dict, capsys: pytest.CaptureFixtu
     folder, seed, names = calls["generate"]["args"]
     assert (folder, seed, names, calls["generate"]["jobs"]) == (Path("2026"), 20261008, ["policy_case", "goal_check"],
                                                                 2)
+    (tmp_path / "i").mkdir()  # an items folder with tasks a and b: --items and --tasks are checked against it
+    for task in ("a", "b"):
+        (tmp_path / "i" / f"{task}.jsonl").touch()
     assert run(["evaluate", "uniform", "--tasks=a,b", "--limit", "0", "--items", "i"], capsys)[0] == 0
     assert calls["evaluate"]["args"][3:5] == (["a", "b"], 0)
     assert run(["score", "--reference", "", "--resamples", "20", "--systems", "s1"], capsys)[0] == 0

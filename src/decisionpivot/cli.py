@@ -24,6 +24,8 @@ from decisionpivot.command_line import (
     CommandLineError,
     Constraints,
     at_least,
+    existing_folder,
+    existing_folder_or_default,
     file,
     file_or_default,
     folder,
@@ -62,6 +64,19 @@ def _training_input(value: str) -> None:
         raise ValueError("expected a training file, folder, glob or URL, got an empty path")
 
 
+def _families(value: Sequence[str] | None) -> None:
+    """`--families a,b`: every name a registered family, checked before any work (`dp evaluate` would otherwise
+    generate the whole release first)."""
+    if value is None:
+        return
+    from decisionpivot.errors import unknown_names
+    from decisionpivot.generate.registry import families
+
+    problem = unknown_names("family", value, [spec.name for spec in families()], plural="families")
+    if problem:
+        raise ValueError(problem)
+
+
 def _repo_id(value: str | None) -> None:
     if value is None:
         return
@@ -76,18 +91,27 @@ def _repo_id(value: str | None) -> None:
 CONSTRAINTS: Constraints = {
     "*": {
         "limit": at_least(0), "jobs": at_least(1), "resamples": at_least(1), "n": at_least(1), "show": at_least(0),
-        "runs": folder, "out": folder, "source": folder, "params": file, "train": file,
-        "items": folder_or_default, "core": folder_or_default, "reference": folder_or_default,
+        # folders a verb reads must be there ("no such folder"); --out and the answer folders a verb writes
+        # (evaluate, import, sample: their own entries below) are made
+        "runs": existing_folder, "out": folder, "source": existing_folder, "params": file, "train": file,
+        "items": existing_folder_or_default, "core": existing_folder_or_default, "reference": folder_or_default,
+        "invariance": existing_folder_or_default, "invariance_runs": existing_folder,
         "config": file_or_default, "sampled_answers": file_or_default,
         "repo_id": _repo_id, "shard": _shard,
         "permute_options": at_least(0),  # evaluate --permute-options K: 0 = the official order only
-        "calibration_runs": folder, "calibration_items": folder, "gate": file,
+        "calibration_runs": existing_folder, "calibration_items": existing_folder, "gate": file,
+        "families": _families,
     },
+    "evaluate": {"runs": folder},
+    "import": {"runs": folder},
+    "stability": {"items_a": existing_folder, "runs_a": existing_folder, "items_b": existing_folder,
+                  "runs_b": existing_folder},
     "generate": {"out": folder_or_default},  # --out= : the default folder for the seed
     "frame": {"out": folder_or_default, "base_items": at_least(1)},
     "licenses": {"out": file_or_default},  # --out= : print only
-    "sample": {"out": file_or_default, "source": folder_or_default},  # --out names the sampled-answers file
-    "report": {"reports": folder, "gate": file_or_default, "partial": file_or_default},  # "" = none
+    "sample": {"out": file_or_default, "source": existing_folder_or_default,  # --out names the sampled-answers file
+               "runs": folder},
+    "report": {"reports": existing_folder, "gate": file_or_default, "partial": file_or_default},  # "" = none
     "overlap": {"train": _training_input, "workers": at_least(1), "part_mb": at_least(1), "state": file_or_default},
 }
 """What the annotations cannot say, checked before any verb runs: ``{verb or "*": {parameter: check(s)}}``.

@@ -21,8 +21,8 @@ Constraints the annotations cannot express are declared, never coded into the ve
 metadata of an ``Annotated`` type (``limit: Annotated[int | None, at_least(0)]``) or in a table
 ``{verb or "*": {parameter: check}}`` passed to :func:`parse_command_line` (see ``cli.CONSTRAINTS``).
 A check is any callable that takes the converted value and raises ``ValueError`` with what it
-expected; :func:`at_least`, :func:`folder` and :func:`file` (and their ``_or_default`` variants, which let
-"" through) cover the common cases.
+expected; :func:`at_least`, :func:`folder`, :func:`existing_folder` (an input folder: a missing one is "no such
+folder") and :func:`file` (and their ``_or_default`` variants, which let "" through) cover the common cases.
 """
 
 from __future__ import annotations
@@ -123,6 +123,26 @@ def folder_or_default(value: Any) -> None:
     problem = _path_problem(value, want_folder=True)
     if problem:
         raise ValueError(problem)
+
+
+def existing_folder(value: Any) -> None:
+    """A folder that must already be there (an input: items, answers, reports): a missing one is "no such folder"."""
+    folder(value)
+    existing_folder_or_default(value)
+
+
+def existing_folder_or_default(value: Any) -> None:
+    """Like :func:`existing_folder`, but "" passes (for parameters where empty means "the default" or "none")."""
+    folder_or_default(value)
+    if _blank(value):
+        return
+    path = Path(str(value))
+    try:
+        missing = not path.exists()
+    except OSError as exc:
+        raise ValueError(f"cannot use {path}: {exc.strerror or exc}") from None
+    if missing:
+        raise ValueError(f"no such folder: {path}")
 
 
 def file(value: Any) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, check_names
 from decisionpivot.items import Item, iter_items, render_state
 
 
@@ -22,8 +22,8 @@ def find_item(folder: str | Path, item_id: str) -> Item:
         raise DecisionPivotError(f"item id {item_id!r} should look like '<family>:<index>'")
     path = folder / f"{family}.jsonl"
     if not path.exists():
-        available = sorted(p.stem for p in folder.glob("*.jsonl"))
-        raise DecisionPivotError(f"{path}: no items file for {family!r}; available: {', '.join(available) or 'none'}")
+        check_names("family", [family], sorted(p.stem for p in folder.glob("*.jsonl")),
+                    where=f"item {item_id!r} ({folder} has no {path.name})")
     for item in iter_items(path):
         if item.id == item_id:
             return item

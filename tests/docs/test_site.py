@@ -9,8 +9,10 @@ import os
 import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
+from urllib.parse import unquote, urlsplit
 
 import pytest
 import yaml
@@ -51,21 +53,117 @@ def _nav() -> list[object]:
     return yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
 
 
-def test_site_builds_in_strict_mode(tmp_path: Path) -> None:
-    """`mkdocs build --strict` (what CI runs): a broken link or anchor, a page missing from the nav or an
-    included file that is gone fails it. The CLI reference holds every verb's help; included files arrive."""
-    site = tmp_path / "site"
+def build_site(out: Path) -> subprocess.CompletedProcess[str]:
+    """`mkdocs build --strict` (what CI runs) of this checkout into ``out``."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT / "src")}
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built once for this module's tests."""
+    out = tmp_path_factory.mktemp("docs") / "site"
+    result = build_site(out)
     assert result.returncode == 0, result.stderr[-4000:]
     assert "WARNING" not in result.stderr, result.stderr[-4000:]
-    reference = html.unescape((site / "reference" / "cli" / "index.html").read_text(encoding="utf-8"))
+    return out
+
+
+def test_site_builds_in_strict_mode(site: Path) -> None:
+    """A broken link or anchor, a page missing from the nav or an included file that is gone fails the build
+    (the fixture). The CLI reference holds every verb's help; included files arrive, and no forge-only line."""
+    reference = html.unescape((site / "reference" / "cli.html").read_text(encoding="utf-8"))
     assert "usage: dp evaluate" in reference and "usage: dp gate" in reference
-    started = html.unescape((site / "getting-started" / "index.html").read_text(encoding="utf-8"))
+    started = html.unescape((site / "getting-started.html").read_text(encoding="utf-8"))
     assert "pip install --require-hashes -r requirements-main.lock" in started  # the README's commands
     assert "sparrow-nano-general-v1.1" in started  # the README's table
-    assert "--8<--" not in started
+    for page in ("getting-started.html", "changelog.html", "provenance.html"):
+        text = html.unescape((site / page).read_text(encoding="utf-8"))
+        assert "--8<--" not in text and "on a forge" not in text, page
+    assert "## [" not in html.unescape((site / "changelog.html").read_text(encoding="utf-8"))  # rendered
+
+
+class _Links(HTMLParser):
+    """Every href and src of a page, and its ids (the targets of fragments)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("id", "name") and value:
+                self.ids.add(value)
+            if name in ("href", "src") and value is not None:
+                self.links.append(value)
+
+
+def test_every_link_of_every_built_page_resolves_from_disk(site: Path) -> None:
+    """The site opened as files (file://, no server): every link and script of every page, the 404 page's too,
+    reaches a file - not a folder, which a browser shows as a listing, nor the file system's root - and its
+    fragment reaches an id of that page."""
+    parsed: dict[Path, _Links] = {}
+
+    def links_of(page: Path) -> _Links:
+        if page not in parsed:
+            parsed[page] = _Links()
+            parsed[page].feed(page.read_text(encoding="utf-8"))
+        return parsed[page]
+
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 25 and (site / "404.html") in pages
+    broken = []
+    for page in pages:
+        for url in links_of(page).links:
+            parts = urlsplit(url)
+            if parts.scheme or url.startswith("//"):
+                continue  # another site
+            where = f"{page.relative_to(site)}: {url}"
+            if url.startswith("/"):
+                broken.append(f"{where} (root-absolute: the file system's root under file://)")
+                continue
+            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if not target.is_file():
+                broken.append(f"{where} ({'a folder' if target.is_dir() else 'no such file'})")
+            elif parts.fragment and target.suffix == ".html" and parts.fragment not in links_of(target).ids:
+                broken.append(f"{where} (no such anchor)")
+    assert not broken, f"{len(broken)} links do not work from disk, e.g. {broken[:10]}"
+    assert (site / "search" / "search_index.js").is_file()  # search reads its index from a script there
+    assert "unpkg.com" not in (site / "index.html").read_text(encoding="utf-8")  # nothing from a CDN
+
+
+def test_pages_that_include_a_file_read_on_a_forge() -> None:
+    """On GitHub an include line showed as `--8<-- "README.md:commands"` where the commands should be: each page
+    writes it inside an HTML comment, which a forge hides, after a line saying where the included text is."""
+    hook = _hook("forge_includes")
+    comment = re.compile(r"<!--.*?-->", re.DOTALL)
+    pages = [p for p in sorted(DOCS.rglob("*.md")) if "--8<--" in p.read_text(encoding="utf-8")
+             and p.name != "contributing.md"]
+    assert {p.name for p in pages} >= {"getting-started.md", "changelog.md", "provenance.md"}
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        on_a_forge = comment.sub("", text)
+        assert "--8<--" not in on_a_forge, f"{page.name}: a forge shows an include line"
+        notes = [line for line in text.splitlines() if line.endswith("<!-- forge only -->")]
+        assert len(notes) == len(hook.INCLUDE.findall(text)) > 0, page.name
+        for note in notes:
+            for target in LINK.findall(note):
+                assert (page.parent / target).resolve().is_file(), f"{page.name}: {target}"
+        built = hook.for_the_site(text)
+        assert "forge only" not in built and re.search(r'^--8<-- "[^"]+"$', built, re.MULTILINE), page.name
+
+
+def test_the_404_page_is_made_relative_and_keeps_a_servers_base() -> None:
+    hook = _hook("offline_404")
+    page = '<html><head><link href="/assets/x.css"></head><body><a href="/index.html">' \
+           '<a href="//cdn.example/x.js"><img src="/assets/i.png"></body></html>'
+    made = hook.relative_error_page(page)
+    assert 'href="assets/x.css"' in made and 'href="index.html"' in made and 'src="assets/i.png"' in made
+    assert 'href="//cdn.example/x.js"' in made
+    assert made.index('location.protocol !== "file:"') < made.index("assets/x.css")  # the base comes first
+    assert hook.on_post_template(page, template_name="index.html") == page
 
 
 def test_cli_reference_is_what_dp_help_prints(capsys: pytest.CaptureFixture[str]) -> None:

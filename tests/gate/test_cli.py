@@ -119,16 +119,17 @@ DELTA = "--delta: expected a fraction between 0 and 1, both excluded"
     (["--seeds", "20261008"], "is the release seed"),
     (["--seeds", "101,x"], "--seeds: expected comma-separated non-negative integers, found 'x'"),
     (["--seeds", "101,101"], "given twice"),
-    (["--seeds", "7"], "datasets/fresh/seed-7/MANIFEST.json: no MANIFEST.json"),
+    (["--seeds", "7"], "datasets/fresh/seed-7: no such folder"),
     (["--target-risk", "5"], RISK),
     (["--delta", "0"], DELTA),
     (["--delta", "0.9999999999"], "--delta 0.9999999999: the guarantee states it and its complement as percentages"),
     (["--target-risk", "0.0000001"], "--target-risk 1e-07: the guarantee states it"),
-    (["--target-risk", "2", "--calibration-runs", "nowhere"], RISK),  # first
-    (["--delta", "5", "--calibration-runs", "nowhere"], DELTA),
-    (["--calibration-runs", "nowhere"], "nowhere: no calibration runs folder"),
+    (["--target-risk", "2", "--calibration-runs", "datasets"], RISK),  # first
+    (["--delta", "5", "--calibration-runs", "datasets"], DELTA),
+    (["--calibration-runs", "datasets"], "datasets: no seed-N folders of calibration runs"),
+    (["--calibration-runs", "nowhere"], "--calibration-runs: no such folder: nowhere"),
     (["--params", "missing.yaml"], "--params"),
-    (["--systems", "nobody"], "no folder for system(s) nobody"),
+    (["--systems", "nobody"], "unknown system 'nobody'"),
     (["--target-risk", "high"], "--target-risk"),
 ])
 def test_bad_input_is_one_error_line(project: Project, args: list[str], needle: str, tmp_path: Path) -> None:

@@ -23,4 +23,5 @@ class Built:
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     fixture = build_fixture(tmp_path_factory.mktemp("report"))
-    return Built(fixture, report_site(fixture.reports, fixture.items, fixture.runs, progress=False))
+    return Built(fixture, report_site(fixture.reports, fixture.items, fixture.runs, progress=False,
+                                      invariance=fixture.invariance, invariance_runs=fixture.invariance_runs or ""))

@@ -1,8 +1,9 @@
 """A scoring with everything the report can show, made through the real pipeline: items drawn by the
 generators, systems run by `dp evaluate` (the built-in uniform baseline, a family heuristic, synthetic
 `kind: python` systems of graded skill, one with permuted option orders, one partial run) on three core families
-and two synthetic reference tasks, scored by `dp score --partial`, a `dp stability` result of a second run,
-and a gate.json written to the contract of `dp gate`.
+and two synthetic reference tasks, scored by `dp score --partial` with an invariance suite (`dp frame`, a small
+sample) that uniform and the graded systems answered, a `dp stability` result of a second run, and a gate.json
+written to the contract of `dp gate`.
 
 Only one system is written directly: ``chat-sim``, answer files as the chat runner records them (latency,
 tokens, input tokens, closed replies, an input restriction, a failed request) with its meta file (concurrency,
@@ -22,6 +23,7 @@ from typing import Any
 from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED, __version__
 from decisionpivot.evaluate.run import evaluate_system
 from decisionpivot.evaluate.systems import get_system
+from decisionpivot.frame.suite import write_suite
 from decisionpivot.generate.run import write_family_files
 from decisionpivot.items import Item, Option, read_items, sha256_file, write_items
 from decisionpivot.score.pipeline import score_runs
@@ -48,6 +50,10 @@ class ReportFixture:
     """`dp score` output (with partial.csv, gate.json, stability/stability.json)."""
     systems: tuple[str, ...]
     """Systems with answer folders."""
+    invariance: Path | None = None
+    """An invariance suite of the items (`dp frame`), scored beside the core (extras only)."""
+    invariance_runs: Path | None = None
+    """The answers to the suite of uniform and the graded systems."""
 
 
 def _systems_file(path: Path, skills: dict[str, float], salt: str = "") -> Path:
@@ -171,7 +177,14 @@ def build_fixture(root: Path, families: Sequence[str] = FAMILIES, skills: dict[s
         evaluate_system(partial, items, runs, tasks=[families[0]], limit=30, progress=False)
         chat_sim(items, runs, families)
         names += ["graded-partial", "chat-sim"]
-    score_runs(runs, items, reference, reports, resamples=resamples, tasks=REFERENCE, partial=extras)
+    suite = suite_runs = None
+    if extras:  # the invariance suite, as the main job frames, answers and scores it (a smaller sample)
+        suite, suite_runs = root / "invariance", root / "runs-invariance"
+        write_suite(items, suite, families=list(families), base_items=12)
+        for name in ["uniform", *skills]:
+            evaluate_system(get_system(name, config), suite, suite_runs, progress=False)
+    score_runs(runs, items, reference, reports, resamples=resamples, tasks=REFERENCE, partial=extras,
+               invariance=suite, invariance_runs=suite_runs or "runs-invariance")
     if extras:
         rerun = _systems_file(root / "systems-rerun.yaml", skills, salt="-rerun")
         runs_b = root / "runs-rerun"
@@ -183,4 +196,4 @@ def build_fixture(root: Path, families: Sequence[str] = FAMILIES, skills: dict[s
         write_stability(result, reports / "stability", "core 1.2", "core 1.2 (second run)")
         gate = gate_fixture(list(skills), families, items, runs)
         (reports / "gate.json").write_text(json.dumps(gate, indent=2), "utf-8")
-    return ReportFixture(root, items, runs, reports, tuple(names))
+    return ReportFixture(root, items, runs, reports, tuple(names), suite, suite_runs)

@@ -175,6 +175,43 @@ def test_plots_are_drawn(driver: Any, built: Built, shots: Path, tmp_path: Path)
     screenshot(driver, tmp_path / "report-confidence.png")
 
 
+WIDE = 1400
+"""The window the leaderboard must fit: both axes on the first screen (issue #39)."""
+
+
+def fits_the_window(driver: Any) -> None:
+    """At WIDE px the leaderboard's first table needs no sideways scroll, its columns of both axes are on screen,
+    and the pinned uniform-guessing row is one line, not a tall band (its note wrapped in a narrow column)."""
+    driver.set_window_size(WIDE, 860)
+    try:
+        width = driver.execute_script("return document.documentElement.clientWidth")
+        table = driver.find_element("id", "leaderboard")
+        box = driver.execute_script("const r = arguments[0].getBoundingClientRect(); const s = arguments[0]"
+                                    ".parentElement; return [r.left, r.right, s.scrollWidth, s.clientWidth]", table)
+        assert box[0] >= 0 and box[1] <= width, f"the leaderboard spans {box[0]:.0f}-{box[1]:.0f} px of {width}"
+        assert box[2] <= box[3], f"the leaderboard scrolls sideways: {box[2]} px in {box[3]}"
+        headings = {th.text.split("\n")[0].strip(): th for th in table.find_elements("css selector", "thead th")}
+        for name in ("Pair acc.", "Item acc.", "Robust pair acc.", "Flip rate", "Readout"):
+            assert name in headings, f"no {name} column: {sorted(headings)}"
+            right = driver.execute_script("return arguments[0].getBoundingClientRect().right", headings[name])
+            assert right <= width, f"{name} ends at {right:.0f} px, off a {width}-px screen"
+        rows = table.find_elements("css selector", "tbody tr")
+        heights = [driver.execute_script("return arguments[0].getBoundingClientRect().height", r) for r in rows]
+        pinned = [h for r, h in zip(rows, heights, strict=True) if "pinned" in (r.get_attribute("class") or "")]
+        assert pinned and pinned[0] <= 1.3 * min(heights), f"the uniform-guessing row is {pinned[0]:.0f} px tall"
+    finally:
+        driver.set_window_size(1280, 860)
+
+
+def test_the_leaderboard_fits_a_1400_px_window_with_both_axes(driver: Any, built: Built) -> None:
+    """leaderboard.md's Robust pair acc. and Flip rate were missing; p50/p95, $/1k and Notes were off screen at
+    1,400 px; they are on a second table now, How each system ran."""
+    open_page(driver, built, "index.html")
+    fits_the_window(driver)
+    details = driver.find_element("id", "details").text
+    assert "Notes" in details and "p50 / p95 s" in details and "$/1k" in details
+
+
 def test_tables_sort_and_keep_the_uniform_row_last(driver: Any, built: Built) -> None:
     open_page(driver, built, "index.html")
     table = driver.find_element("id", "leaderboard")
@@ -311,7 +348,12 @@ def test_the_main_jobs_site_in_the_browser(driver: Any, shots: Path) -> None:
     load("index.html")
     ranked = driver.find_element("id", "leaderboard").text
     assert "sparrow-nano-general-v1.1" in ranked and "sparrow-nano-robot-v1.2" in ranked  # real models
-    screenshot(driver, shots / "report-leaderboard.png")
+    fits_the_window(driver)
+    driver.set_window_size(WIDE, 860)  # the README's picture: the whole first table, both axes
+    try:
+        screenshot(driver, shots / "report-leaderboard.png")
+    finally:
+        driver.set_window_size(1280, 860)
     load("gate.html")
     names = [a.text for a in driver.find_elements("css selector", "main table")[0].find_elements(
         "css selector", "tbody th a")]

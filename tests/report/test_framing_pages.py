@@ -45,6 +45,10 @@ def test_the_framing_view_is_linked_and_lists_every_family(scored_suite: dict[st
     for family in FAMILIES:
         assert f'href="framings/{family}.html"' in index
     assert "steering_success" in index and "100.0" in index  # figures from scoring.json's invariance section
+    heads = re.findall(r'<th scope="col"><abbr title="([a-z_]+): [^"]+">([^<]+)</abbr></th>', index)
+    assert dict(heads) == {"robust_pair_accuracy": "Robust pair acc.", "plain_pair_accuracy": "Plain pair acc.",
+                           "flip_rate": "Flip rate", "negation_coherence": "Negation coherence",
+                           "steering_success": "Steering success", "request_interference": "Request interference"}
 
 
 def test_a_groups_plain_and_framed_members_side_by_side_with_what_changed(scored_suite: dict[str, Path]) -> None:

@@ -17,7 +17,7 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.report import site as site_module
 from decisionpivot.report.groups import GROUPS_PER_CHUNK
 from decisionpivot.report.inputs import read_inputs
-from decisionpivot.report.site import MARKER, build_files, report_site
+from decisionpivot.report.site import MARKER, build_files, report_site, suite_runs
 from tests.report.conftest import Built
 from tests.report.fixture import FAMILIES, HEURISTIC, SKILLS
 
@@ -51,22 +51,62 @@ def test_every_page_and_data_file_is_written(built: Built) -> None:
     assert all(oct(p.stat().st_mode)[-3:] == "644" for p in out.rglob("*") if p.is_file())
 
 
+def _table(page: str, ident: str) -> str:
+    return page.split(f'id="{ident}"', 1)[1].split("</table>", 1)[0]
+
+
+def _headings(table: str) -> list[str]:
+    return re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', table)
+
+
 def test_leaderboard_separates_full_systems_from_heuristics_and_partial_runs(built: Built) -> None:
     page = text(built, "index.html")
-    full, _, other = page.partition("Scored on fewer families")
+    full, other, details = (_table(page, ident) for ident in ("leaderboard", "partial-systems", "details"))
     for system in ("graded-0.90", "graded-0.75", "graded-0.60", "uniform", "chat-sim"):
-        assert f">{system}</a>" in full
-    assert f">{HEURISTIC}</a>" in other and ">graded-partial</a>" in other
+        assert f">{system}</a>" in full and f">{system}</a>" in details
+    assert f">{HEURISTIC}</a>" in other and ">graded-partial</a>" in other and f">{HEURISTIC}</a>" in details
     assert "uniform guessing (expected)" in full and 'class="pinned"' in full
     # ranked by pair accuracy, with intervals
     order = [m for m in re.findall(r'systems/([^"]+)\.html', full) if m in SKILLS]
     assert order == sorted(SKILLS, key=SKILLS.get, reverse=True)
     assert re.search(r'\d+\.\d <span class="ci">\[\d+\.\d, \d+\.\d\]</span>', full)
-    assert "partial, not comparable" in other and "answers only fact_answerable" in other
-    assert "2 failed predictions" not in full  # chat-sim failed 1 + 1 per family
-    assert re.search(r"\d+ failed predictions \(counted as incorrect; 1 input restrictions\)", full)
-    assert "chat/verbalised" in full and "@ 8 (adaptive)" in full  # latency with its in-flight limit
-    assert "Certified cov." in full  # the gate column, gate.json being there
+    assert "partial, not comparable" in details and "answers only fact_answerable" in details
+    assert "2 failed predictions" not in details  # chat-sim failed 1 + 1 per family
+    assert re.search(r"\d+ failed predictions \(counted as incorrect; 1 input restrictions\)", details)
+    assert "chat/verbalised" in full and "@ 8 (adaptive)" in details  # latency with its in-flight limit
+    assert "Cert. cov." in _headings(full)  # the gate column, gate.json being there
+
+
+def test_the_first_table_shows_both_axes_as_dp_score_wrote_them(built: Built) -> None:
+    """Robust pair acc. and Flip rate were on leaderboard.md but not on the site; their figures are the ones
+    `dp score` wrote (scoring.json's invariance section), never computed again, and equal leaderboard.md's."""
+    page = text(built, "index.html")
+    full = _table(page, "leaderboard")
+    headings = _headings(full)
+    assert headings == ["#", "System", "Pair acc.", "Item acc.", "Pair dir.", "C(0.05)", "Cert. cov.", "ECE",
+                        "Robust pair acc.", "Flip rate", "Readout"]
+    assert "Notes" not in headings and "Notes" in _headings(_table(page, "details"))
+    board = (built.fixture.reports / "leaderboard.md").read_text(encoding="utf-8").split("## Not ranked")[0]
+    lines = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in board.splitlines()
+             if line.startswith("| ")]
+    header, rows = lines[0], {row[1]: row for row in lines[1:]}
+    scoring = json.loads((built.fixture.reports / "scoring.json").read_text())
+    records = {(r["system"], r["metric"]): r for r in scoring["invariance"]["records"] if r["task"] == "macro"}
+    shown = 0
+    for system in SKILLS:
+        row = re.search(rf'<tr[^>]*><td[^>]*>[^<]*</td><th[^>]*><a href="systems/{re.escape(system)}\.html".*?</tr>',
+                        full, re.S)
+        assert row is not None, system
+        cells = [re.sub(r"<[^>]+>", "", cell) for cell in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row.group(0))]
+        for metric, heading in (("robust_pair_accuracy", "Robust pair acc."), ("flip_rate", "Flip rate")):
+            record = records[(system, metric)]
+            cell = cells[headings.index(heading)]
+            assert cell == "{:.1f} [{:.1f}, {:.1f}]".format(*(record[k] for k in ("value", "ci_low", "ci_high")))
+            assert rows[system][header.index(heading)] == cell, (system, heading)
+            shown += 1
+    assert shown == 2 * len(SKILLS)
+    pinned = re.search(r'<tr class="pinned">.*?</tr>', full, re.S)
+    assert pinned is not None and 'class="notes"' not in pinned.group(0)  # one line, its note in the tooltip
 
 
 def test_system_page_shows_everything_recorded(built: Built) -> None:
@@ -137,13 +177,16 @@ def _site_bytes(folder: Path) -> dict[str, bytes]:
 
 
 def test_same_inputs_same_bytes_under_another_hash_seed_and_locale(built: Built, tmp_path: Path) -> None:
+    f = built.fixture
     first = _site_bytes(built.site.out)
-    again = build_files(read_inputs(built.fixture.reports, built.fixture.items, built.fixture.runs), progress=False)
+    inputs = read_inputs(f.reports, f.items, f.runs)
+    again = build_files(inputs, progress=False, framed=suite_runs(inputs, f.invariance, str(f.invariance_runs)))
     assert again == first
     out = tmp_path / "site"
     env = {**os.environ, "PYTHONHASHSEED": "12345", "LC_ALL": "C.UTF-8", "TZ": "Pacific/Auckland"}
-    code = (f"from decisionpivot.report.site import report_site; report_site({str(built.fixture.reports)!r}, "
-            f"{str(built.fixture.items)!r}, {str(built.fixture.runs)!r}, {str(out)!r}, progress=False)")
+    code = (f"from decisionpivot.report.site import report_site; report_site({str(f.reports)!r}, "
+            f"{str(f.items)!r}, {str(f.runs)!r}, {str(out)!r}, progress=False, invariance={str(f.invariance)!r}, "
+            f"invariance_runs={str(f.invariance_runs)!r})")
     subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT)
     assert _site_bytes(out) == first
 
@@ -155,7 +198,7 @@ def test_optional_inputs_can_be_left_out(built: Built, tmp_path: Path) -> None:
     files = {p.name for p in plain.out.iterdir()}
     assert "gate.html" not in files and "stability.html" not in files
     index = (plain.out / "index.html").read_text(encoding="utf-8")
-    assert "Certified cov." not in index and "Gate</a>" not in index
+    assert "Cert. cov." not in index and "Gate</a>" not in index
     assert ">Partial runs (partial, not comparable)</h2>" not in (plain.out / "runs.html").read_text(encoding="utf-8")
     assert ">Partial runs (partial, not comparable)</h2>" in text(built, "runs.html")
     explicit = report_site(f.reports, f.items, f.runs, tmp_path / "explicit", gate=str(f.reports / "gate.json"),
@@ -256,7 +299,7 @@ def test_a_crash_while_writing_leaves_the_previous_site(built: Built, tmp_path: 
 def test_cli_verb_writes_the_site(built: Built, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     f = built.fixture
     main(["report", "--reports", str(f.reports), "--items", str(f.items), "--runs", str(f.runs), "--out",
-          str(tmp_path / "cli")])
+          str(tmp_path / "cli"), "--invariance", str(f.invariance), "--invariance-runs", str(f.invariance_runs)])
     assert f"open {tmp_path / 'cli'}/index.html" in capsys.readouterr().out
     assert _site_bytes(tmp_path / "cli") == _site_bytes(built.site.out)
 
@@ -336,4 +379,19 @@ def test_site_ranks_exactly_as_the_leaderboard_does(built: Built, tmp_path: Path
     scoring["leaderboard"] = [{"system": 3}]
     (reports / "scoring.json").write_text(json.dumps(scoring))
     with pytest.raises(DecisionPivotError, match=r"scoring\.json: leaderboard entry 1: expected an object"):
+        read_inputs(reports, f.items, f.runs)
+
+
+def test_a_malformed_invariance_section_is_one_error_naming_the_file(built: Built, tmp_path: Path) -> None:
+    f = built.fixture
+    reports = tmp_path / "reports"
+    shutil.copytree(f.reports, reports, ignore=shutil.ignore_patterns("site"))
+    scoring = json.loads((reports / "scoring.json").read_text())
+    scoring["invariance"]["records"][2]["value"] = "high"
+    (reports / "scoring.json").write_text(json.dumps(scoring))
+    with pytest.raises(DecisionPivotError, match=r"scoring\.json: invariance record 3: field 'value'"):
+        read_inputs(reports, f.items, f.runs)
+    scoring["invariance"] = []
+    (reports / "scoring.json").write_text(json.dumps(scoring))
+    with pytest.raises(DecisionPivotError, match=r"scoring\.json: field 'invariance': expected an object"):
         read_inputs(reports, f.items, f.runs)

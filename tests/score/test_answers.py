@@ -230,7 +230,7 @@ def test_loading_runs_excludes_tasks_with_reasons_and_collects_warnings(tmp_path
     }
     assert any("300 probabilities for keys that are not listed options" in w for w in loaded.warnings)
     assert any("unknown_task.jsonl: no items for task 'unknown_task'" in w for w in loaded.warnings)
-    with pytest.raises(AnswerFileError, match="no folder for system"):
+    with pytest.raises(AnswerFileError, match="unknown system 'ghost'"):
         load_runs(tmp_path / "runs", tmp_path / "items", systems=["ghost"])
 
 

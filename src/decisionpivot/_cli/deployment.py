@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, name_list
+from decisionpivot._cli.pipeline_outputs import default_out
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.user_files import FRACTION, PRICE, RESAMPLES
 
@@ -62,12 +63,13 @@ class DeploymentVerbs:
         from decisionpivot.recalibrate.report import recalibration_markdown, write_recalibration
         from decisionpivot.recalibrate.run import recalibrate_runs
 
+        out = default_out("recalibrate", out, "reports/recalibrate")
         chosen = parse_seeds(name_list(seeds), Path(calibration_runs))
         result = recalibrate_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, Path(calibration_runs),
                                   Path(calibration_items), chosen, name_list(systems), float(target_risk),
                                   float(delta), int(resamples))
         print(recalibration_markdown(result))
-        for path in write_recalibration(result, Path(out or "reports/recalibrate")):
+        for path in write_recalibration(result, Path(out)):
             print(f"wrote {path}")
 
 
@@ -95,7 +97,7 @@ class CostVerb:
     def cost(self, runs: str = "runs", items: str | None = None, costs: str | None = None,
              cost_wrong: Annotated[float | None, PRICE.check] = None,
              cost_escalated: Annotated[float | None, PRICE.check] = None, gate: str | None = None,
-             systems: str | Sequence[str] | None = None, out: str = "reports/cost") -> None:
+             systems: str | Sequence[str] | None = None, out: str | None = None) -> None:
         """Expected cost per 1,000 decisions against the confidence threshold, per system and family.
 
         An item is automated when the system's confidence is at least the threshold and costs --cost-wrong when
@@ -112,11 +114,12 @@ class CostVerb:
           gate: `dp gate`'s gate.json, for the certified thresholds (default: none); refused when made from
             other answers or items.
           systems: comma-separated systems (default: every folder under runs).
-          out: output folder.
+          out: output folder (default reports/cost).
         """
         from decisionpivot.cost.report import cost_markdown, write_cost
         from decisionpivot.cost.run import cost_runs, read_prices
 
+        out = default_out("cost", out, "reports/cost")
         prices = read_prices(Path(costs) if costs else None, cost_wrong, cost_escalated)
         entries = cost_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, prices,
                             Path(gate) if gate else None, name_list(systems))

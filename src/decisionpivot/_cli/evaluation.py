@@ -13,7 +13,7 @@ from pathlib import Path
 
 from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, name_list
 from decisionpivot._cli.items import ItemVerbs
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, check_names
 
 
 class EvaluationVerbs:
@@ -101,13 +101,16 @@ class EvaluationVerbs:
 
         if families is not None and tasks is not None:
             raise DecisionPivotError("--families is another name for --tasks: give one of them")
-        tasks = families if tasks is None else tasks
+        flag = "--families" if families is not None else "--tasks"
+        wanted = name_list(families if tasks is None else tasks)
         chosen = get_system(str(system), config)
         folder = Path(items) if items else DEFAULT_CORE_DIR
-        if items is None and not (folder / "MANIFEST.json").exists():
+        generate = items is None and not (folder / "MANIFEST.json").exists()
+        _check_tasks(flag, wanted, folder, generate, chosen.families)
+        if generate:
             print(f"{folder}/ not found: generating the release core items first", file=sys.stderr)
             ItemVerbs().generate()
-        results = evaluate_system(chosen, folder, Path(runs), name_list(tasks), None if limit is None else int(limit),
+        results = evaluate_system(chosen, folder, Path(runs), wanted, None if limit is None else int(limit),
                                   Shard.parse(shard), restart=bool(restart), retry_errors=bool(retry_errors),
                                   allow_modified_items=bool(allow_modified_items),
                                   permute_options=int(permute_options))
@@ -166,7 +169,8 @@ class EvaluationVerbs:
 
         folder = Path(runs) / validate_system_name(str(system))
         if not folder.is_dir():
-            raise DecisionPivotError(f"{folder}: no answers folder for system {system!r}")
+            present = sorted(p.name for p in Path(runs).iterdir() if p.is_dir() and not p.name.startswith("."))
+            check_names("system", [str(system)], present, where=f"{runs} (a system is a folder there)")
         paths = [p for p in sorted(folder.rglob("*.jsonl")) if not p.name.endswith(".raw.jsonl")]
         for path in paths:
             folded, differing, backup = fold_duplicates(path)
@@ -230,3 +234,20 @@ class EvaluationVerbs:
             print(f"{r.system:<28} model {r.model:<24} {r.samples:>7} samples {r.errors:>6} errors  {r.path}")
         print(f"wrote {target} and {target.name}.meta.json; next: dp reconstruct {task} --source {source} "
               f"--sampled-answers {target}")
+
+
+def _check_tasks(flag: str, wanted: Sequence[str] | None, folder: Path, generate: bool,
+                 answered: Sequence[str] | None) -> None:
+    """`dp evaluate --tasks/--families`: every name a task of the items folder (the release's families when the
+    folder is yet to be generated), and at least one the system answers (a family heuristic answers its own family
+    only), checked before anything is generated or asked."""
+    from decisionpivot.evaluate.run import task_files
+    from decisionpivot.generate.registry import families
+
+    if not wanted:
+        return
+    known = [spec.name for spec in families()] if generate else list(task_files(folder))
+    check_names("task", wanted, known, where=f"{flag} ({'the release families' if generate else folder})")
+    if answered is not None and not set(wanted) & set(answered):
+        raise DecisionPivotError(f"{flag}: this system answers only {', '.join(answered)}, not "
+                                 f"{', '.join(wanted)}")

@@ -13,6 +13,7 @@ from pathlib import Path
 import decisionpivot
 from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED, __version__
 from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, default_items_folder, name_list
+from decisionpivot._cli.pipeline_outputs import default_out
 
 
 class ItemVerbs:
@@ -171,7 +172,7 @@ class ItemVerbs:
         items: str | None = None,
         strict: bool = False,
         params: str | None = None,
-        out: str = "reports",
+        out: str | None = None,
         families: str | Sequence[str] | None = None,
         train_seed: int | None = None,
         jobs: int | None = None,
@@ -189,7 +190,8 @@ class ItemVerbs:
           params: parameters file whose `audit:` section sets the limits (default: params.yaml when there is
             one; the built-in limits apply when the file has no `audit:` section). A file given that does not
             exist, an unknown key or heuristic, or a limit outside [0, 1] is an error.
-          out: report folder.
+          out: report folder (default reports; refused, as for `dp score`, when the DVC pipeline's audit outputs are
+            there).
           families: comma-separated family names (default: every family in the folder's manifest).
           train_seed: train the probes on a fresh draw with this seed and test them on the items,
             instead of cross-validating on the items.
@@ -200,6 +202,7 @@ class ItemVerbs:
         folder = Path(items) if items else DEFAULT_CORE_DIR
         if params is None and Path("params.yaml").is_file():
             params = "params.yaml"
+        out = default_out("audit", out, "reports")
         if not audit_command(folder, name_list(families), params, Path(out), train_seed, jobs) and strict:
             print("audit FAILED (--strict)", file=sys.stderr)
             raise SystemExit(1)

@@ -11,41 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, name_list, reference_folder
+from decisionpivot._cli.pipeline_outputs import default_out
 from decisionpivot.errors import DecisionPivotError
 
 DEFAULT_SCORE_OUT = "reports"
-"""`dp score`'s output folder when --out is not given."""
-
-
-def pipeline_writes(folder: str, dvc_yaml: Path = Path("dvc.yaml")) -> str | None:
-    """The stage of ``dvc_yaml`` (in the working directory) that writes into ``folder``, if any."""
-    import yaml
-
-    try:
-        stages = (yaml.safe_load(dvc_yaml.read_text(encoding="utf-8")) or {}).get("stages") or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError):
-        return None
-    prefix = folder.rstrip("/") + "/"
-    for name, stage in stages.items():
-        outs = (stage.get("outs") or []) if isinstance(stage, dict) else []
-        for out in outs:
-            path = next(iter(out), "") if isinstance(out, dict) else str(out)
-            if str(path).startswith(prefix):
-                return str(name)
-    return None
-
-
-def _score_out(out: str | None) -> str:
-    """The output folder of `dp score`: --out as given, else reports/ unless the DVC pipeline's outputs are there
-    (a plain `dp score` after a --limit try silently replaced the pipeline's leaderboard)."""
-    if out:
-        return out
-    stage = pipeline_writes(DEFAULT_SCORE_OUT)
-    if stage is not None and (Path(DEFAULT_SCORE_OUT) / "scoring.json").exists():
-        raise DecisionPivotError(f"{DEFAULT_SCORE_OUT}/ holds the outputs of the DVC pipeline's {stage!r} stage "
-                                 f"(dvc.yaml); name the folder to write: --out {DEFAULT_SCORE_OUT} to replace them, "
-                                 "or --out another folder (e.g. --out reports-try) to keep them")
-    return DEFAULT_SCORE_OUT
+"""`dp score`'s and `dp gate`'s output folder when --out is not given."""
 
 
 class ScoringVerbs:
@@ -70,8 +40,9 @@ class ScoringVerbs:
           reference: folder of reference task items (<task>.jsonl), one per task card; tasks without a
             file are left out. `--reference ""` scores no reference tasks at all (the DVC pipeline's
             score stage does this, so it reads only declared inputs).
-          out: output folder (default reports; refused when reports/ holds the DVC pipeline's outputs, which a
-            quick try would replace: then name it, --out reports to replace them or another folder to keep them).
+          out: output folder (default reports; refused when reports/ holds the DVC pipeline's outputs of `dp score`
+            as dvc.lock records them, which a quick try would replace: then name it, --out reports to replace them
+            or another folder to keep them; your own earlier scores there are replaced).
           systems: comma-separated system names (default: every folder under runs).
           resamples: bootstrap resamples per interval (seed 20261007; recorded in the outputs).
           figures: also draw the figures.
@@ -93,7 +64,7 @@ class ScoringVerbs:
         from decisionpivot.score.pipeline import score_runs
         from decisionpivot.score.report import leaderboard_markdown
 
-        out = _score_out(out)
+        out = default_out("score", out, DEFAULT_SCORE_OUT)
         reference_dir = reference_folder(reference)
         if reference_dir is not None and not Path(reference_dir).is_dir():
             if reference_dir != "datasets/reference":  # named on the command line: a typo must not pass silently
@@ -171,7 +142,7 @@ class ScoringVerbs:
 
     def stability(self, items_a: str, runs_a: str, items_b: str, runs_b: str,
                   systems: str | Sequence[str] | None = None, resamples: int = 1000,
-                  out: str = "reports/stability") -> None:
+                  out: str | None = None) -> None:
         """Do rankings and scores survive a revision of the items or a fresh draw? (the paper's Table E3)
 
         Reports Spearman's rho of macro pair accuracy between item sets A and B with a bootstrap interval,
@@ -188,10 +159,11 @@ class ScoringVerbs:
           runs_b: answer folders of the systems on B.
           systems: comma-separated systems (default: every system with answers on both).
           resamples: bootstrap resamples.
-          out: output folder.
+          out: output folder (default reports/stability).
         """
         from decisionpivot.stability.run import stability, stability_markdown, write_stability
 
+        out = default_out("stability", out, "reports/stability")
         chosen = name_list(systems)
         result = stability(Path(items_a), Path(runs_a), Path(items_b), Path(runs_b), chosen, int(resamples))
         print(stability_markdown(result, str(items_a), str(items_b)))
@@ -201,7 +173,7 @@ class ScoringVerbs:
     def gate(self, runs: str = "runs", items: str | None = None, calibration_runs: str = "runs-calibration",
              calibration_items: str = "datasets/fresh", seeds: str | Sequence[str] | None = None,
              target_risk: float | None = None, delta: float | None = None,
-             systems: str | Sequence[str] | None = None, out: str = "reports", resamples: int | None = None,
+             systems: str | Sequence[str] | None = None, out: str | None = None, resamples: int | None = None,
              params: str | None = None, recalibration: str | None = None) -> None:
         """Certify a confidence threshold per system and family on fresh draws; check it on the release.
 
@@ -227,7 +199,8 @@ class ScoringVerbs:
           target_risk: largest error rate allowed among automated items (a fraction; default 0.05).
           delta: allowed probability that the guarantee fails (a fraction; default 0.10).
           systems: comma-separated systems (default: every folder under runs).
-          out: output folder.
+          out: output folder (default reports; refused, as for `dp score`, when the DVC pipeline's gate outputs
+            are there).
           resamples: bootstrap resamples of the release intervals (seed 20261007, as dp score; default 1000).
           params: YAML file whose `gate:` section gives seeds, target_risk, delta and resamples (the DVC
             stage passes params.yaml); flags given on the command line win.
@@ -238,6 +211,7 @@ class ScoringVerbs:
         from decisionpivot.gate.report import gate_summary, write_gate
         from decisionpivot.gate.run import gate_runs, resolve_settings
 
+        out = default_out("gate", out, DEFAULT_SCORE_OUT)
         chosen, settings = resolve_settings(Path(params) if params else None, name_list(seeds), target_risk, delta,
                                             resamples, Path(calibration_runs))
         gating = gate_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, Path(calibration_runs),
@@ -263,7 +237,8 @@ class ScoringVerbs:
             stability results are shown when there).
           items: core items folder the scoring read (default datasets/core/<version>).
           runs: folder of answer files the scoring read.
-          out: folder of the site (default <reports>/site); replaced whole, and only if dp report wrote it.
+          out: folder of the site (default <reports>/site, refused when it is the DVC pipeline's site); replaced
+            whole, and only if dp report wrote it.
           gate: `dp gate`'s gate.json (default <reports>/gate.json if present; --gate "" for none).
           stability: comma-separated `dp stability` results (stability.json files or their folders;
             default every <reports>/stability*.json and <reports>/*/stability.json; --stability "" for none).
@@ -275,6 +250,7 @@ class ScoringVerbs:
         """
         from decisionpivot.report.site import report_site
 
+        out = default_out("report", out, str(Path(reports) / "site"))
         built = report_site(reports, items if items else DEFAULT_CORE_DIR, runs, out, gate, stability, partial,
                             invariance=invariance or None, invariance_runs=invariance_runs)
         print(f"wrote {built.out}/ ({built.pages} pages, {built.files} files, {built.bytes / 1e6:.1f} MB); "

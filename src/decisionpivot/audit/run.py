@@ -33,7 +33,7 @@ from tqdm import tqdm
 from decisionpivot.audit.probes import PROBES, gold_position, probe_table
 from decisionpivot.audit.terms import Tokens, hashed_rows
 from decisionpivot.audit.text import KINDS, load_text_resources, text_report
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, check_names
 from decisionpivot.frame.framings import STEERING
 from decisionpivot.items import Item, atomic_write_bytes, read_items, render_state
 from decisionpivot.user_files import audit_params_schema, read_yaml_user_file, section
@@ -341,10 +341,9 @@ def audit_folder(folder: Path, names: Sequence[str] | None, limits: AuditLimits,
 
     manifest = read_manifest(folder)
     names = list(names) if names else list(manifest["families"])
+    check_names("family", names, manifest["families"], where=f"{folder}/MANIFEST.json", plural="families")
     tasks = []
     for name in names:
-        if name not in manifest["families"]:
-            raise DecisionPivotError(f"{folder}/MANIFEST.json has no family {name!r}")
         tasks.append(FamilyAudit(name, folder / manifest["families"][name]["file"], limits, train_seed))
     reports = []
     results = audit_families(tasks, jobs)

@@ -4,7 +4,7 @@ A framing changes how an item is put - the question's wording, its polarity, the
 around the decisive facts, other questions in the request - and never the decision itself. Every
 framed item is derived from the rendered core item and its family's hand-written material
 (:class:`FamilyMaterial`, one module per family in this package); nothing is sampled from a model.
-The format is /work/briefs/INVARIANCE-FORMAT.md, written for users in docs/invariance.md:
+The format's home is docs/invariance.md ("The framings": every framing and the five keys a framed item adds):
 
 * ``key_map`` maps every framed option key to the base item's key with the same meaning, so
   ``key_map[framed gold] == base gold`` always;

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, check_names
 from decisionpivot.frame import material
 from decisionpivot.frame.framings import FRAMINGS, SUITE_VERSION, frame_item
 from decisionpivot.generate.common.seeding import stable_seed
@@ -132,7 +132,8 @@ def _core_manifest(core: Path) -> tuple[dict[str, Any], str]:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise DecisionPivotError(f"{path}: no MANIFEST.json (draw the core first with `dp generate`)") from None
+        missing = f"{core}: no such folder" if not core.is_dir() else f"{path}: no MANIFEST.json"
+        raise DecisionPivotError(f"{missing} (draw the core first with `dp generate`)") from None
     except OSError as exc:
         raise DecisionPivotError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
@@ -154,9 +155,8 @@ def write_suite(core: str | Path, out: str | Path, seed: int = SUITE_SEED, famil
                                  "write it to another folder (--out)")
     entries = core_manifest["families"]
     names = list(families) if families else list(entries)
+    check_names("family", names, entries, where=f"{core}/MANIFEST.json", plural="families")
     for name in names:
-        if name not in entries:
-            raise DecisionPivotError(f"{core}/MANIFEST.json has no family {name!r}")
         material(name)
     make_folder(out)
     manifest: dict[str, Any] = {

@@ -11,7 +11,7 @@ import importlib
 import pkgutil
 from functools import cache
 
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import check_names
 from decisionpivot.generate.family import FamilySpec
 
 _FAMILIES: dict[str, FamilySpec] = {}
@@ -47,8 +47,6 @@ def families() -> list[FamilySpec]:
 def family(name: str) -> FamilySpec:
     """One family by name, with a helpful error for an unknown one."""
     _load_all()
-    try:
-        return _FAMILIES[name]
-    except KeyError:
-        known = ", ".join(s.name for s in families())
-        raise DecisionPivotError(f"unknown family {name!r}; known families: {known}") from None
+    if name not in _FAMILIES:
+        check_names("family", [name], [s.name for s in families()])
+    return _FAMILIES[name]

@@ -115,6 +115,8 @@ def _draw_and_serialise(args: tuple[str, int]) -> tuple[str, str, bytes, int, in
 
 def read_manifest(folder: str | Path) -> dict[str, Any]:
     path = Path(folder) / MANIFEST_NAME
+    if not Path(folder).is_dir():
+        raise DecisionPivotError(f"{folder}: no such folder (run `dp generate` first)")
     if not path.exists():
         raise DecisionPivotError(f"{path}: no MANIFEST.json (run `dp generate` first)")
     manifest = read_json_file(path, "the MANIFEST.json `dp generate` writes")

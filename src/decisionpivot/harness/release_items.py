@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import check_names
 from decisionpivot.evaluate.run import task_files
 from decisionpivot.item_hashes import check_items_file
 from decisionpivot.items import Item, item_line, read_items, sha256_file
@@ -70,9 +70,7 @@ def release_tasks(items_dir: Path, tasks: Sequence[str] | None = None) -> dict[s
     """
     files = task_files(items_dir)
     names = list(tasks) if tasks else list(files)
-    unknown = [t for t in names if t not in files]
-    if unknown:
-        raise DecisionPivotError(f"{items_dir}: no items file for task(s) {unknown}; available: {sorted(files)}")
+    check_names("task", names, files, where=f"{items_dir} (a task is an items file there)")
     found = {}
     for task in names:
         path = files[task]

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, unknown_names
 from decisionpivot.items import LAYERS, Option
 
 LICENSE_CLASSES = ("permissive", "share-alike", "non-commercial", "research-only", "mixed", "unstated")
@@ -265,5 +265,5 @@ def _cards(stamps: tuple[tuple[str, int, int], ...]) -> dict[str, TaskCard]:
 def get_card(task: str) -> TaskCard:
     cards = all_cards()
     if task not in cards:
-        raise CardError(f"unknown reference task {task!r}; known: {', '.join(cards)}")
+        raise CardError(unknown_names("reference task", [task], cards))
     return cards[task]

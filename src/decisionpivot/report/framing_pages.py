@@ -28,12 +28,18 @@ from decisionpivot.score.invariance import (
     system_view,
 )
 from decisionpivot.score.layout import TaskLayout
+from decisionpivot.score.report import INVARIANCE_COLUMNS
 
 INSERTED_SHOWN = 240
 """Characters of inserted state text shown (the rest is counted)."""
 SUMMARY = ("robust_pair_accuracy", "plain_pair_accuracy", "flip_rate", "negation_coherence", "steering_success",
            "request_interference")
 """Invariance figures shown per family on the index page."""
+LABELS = {**{metric: heading for metric, _, heading in INVARIANCE_COLUMNS}, "plain_pair_accuracy": "Plain pair acc.",
+          "negation_coherence": "Negation coherence", "steering_success": "Steering success",
+          "request_interference": "Request interference"}
+"""Column heads of :data:`SUMMARY`: the leaderboard's labels where it has the figure (leaderboard.md's), words for
+the rest; the metric's name and meaning are the heading's tooltip."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +179,7 @@ def framing_index_body(runs: FramedRuns) -> str:
             cells = "".join(f"<td>{_figure(runs, system, family, m)}</td>" for m in SUMMARY)
             rows.append(f'<tr><th scope="row"><a href="framings/{esc(family)}.html">{esc(family)}</a></th>'
                         f"<td>{esc(system)}</td>{cells}</tr>")
-    head = "".join(f'<th scope="col"><abbr title="{esc(INVARIANCE_METRICS[m])}">{esc(m)}</abbr></th>'
+    head = "".join(f'<th scope="col"><abbr title="{esc(m)}: {esc(INVARIANCE_METRICS[m])}">{esc(LABELS[m])}</abbr></th>'
                    for m in SUMMARY)
     return (paragraph("The invariance suite: every member of a sample of contrast groups asked again reworded, "
                       "negated, with renamed options, padded with irrelevant text, carrying steering text, and "

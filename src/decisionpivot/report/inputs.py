@@ -63,7 +63,8 @@ class ReportInputs:
     reports: Path
     """The ``dp score`` output folder."""
     scores: Mapping[Key, Score]
-    """Every score record by key."""
+    """Every score record by key: scores.json's, and the invariance suite's from scoring.json (track
+    ``invariance``)."""
     scoring: Mapping[str, Any]
     """``scoring.json``."""
     layouts: tuple[TaskLayout, ...]
@@ -159,9 +160,25 @@ def read_scores(path: Path) -> dict[Key, Score]:
     records = read_json_file(path, "the scores `dp score` writes")
     if not isinstance(records, list):
         raise DecisionPivotError(f"{path}: expected a JSON list of score records, found {type(records).__name__}")
+    return score_records(records, f"{path}: record")
+
+
+def invariance_scores(scoring: Mapping[str, Any], path: Path) -> dict[Key, Score]:
+    """The invariance suite's figures as ``dp score`` wrote them, in scoring.json's ``invariance`` section (the same
+    flat records as scores.json, track ``invariance``); empty for a scoring without a suite."""
+    section = scoring.get("invariance")
+    if section is None:
+        return {}
+    if not isinstance(section, dict) or not isinstance(section.get("records"), list):
+        raise DecisionPivotError(f"{path}: field 'invariance': expected an object with a 'records' list")
+    return score_records(section["records"], f"{path}: invariance record")
+
+
+def score_records(records: Sequence[Any], label: str) -> dict[Key, Score]:
+    """Flat score records by key, each checked (``label`` and its number name a bad one)."""
     scores: dict[Key, Score] = {}
     for i, record in enumerate(records):
-        where = f"{path}: record {i + 1}"
+        where = f"{label} {i + 1}"
         if not isinstance(record, dict) or set(SCORE_KEYS) - set(record):
             raise DecisionPivotError(f"{where}: expected an object with keys {', '.join(SCORE_KEYS)}")
         level = record["level"]
@@ -318,7 +335,7 @@ def read_inputs(reports: str | Path = "reports", items: str | Path | None = None
                                     answer_fingerprints(answers))
     return ReportInputs(
         reports=reports,
-        scores=scores,
+        scores={**scores, **invariance_scores(scoring, scoring_path)},
         scoring=scoring,
         layouts=tuple(layouts),
         answers=answers,

@@ -40,8 +40,11 @@ from decisionpivot.report.html import (
 from decisionpivot.report.inputs import ReportInputs
 from decisionpivot.report.svg import reliability_chart
 from decisionpivot.score import metrics
+from decisionpivot.score.certified import CERTIFIED_HEADING
 from decisionpivot.score.core import CHANCE_METRIC, CORE_METRICS
+from decisionpivot.score.invariance import INVARIANCE, INVARIANCE_METRICS
 from decisionpivot.score.reference import SCORE
+from decisionpivot.score.report import INVARIANCE_COLUMNS
 from decisionpivot.score.results import CORE, MACRO, REFERENCE, UNIFORM_GUESS
 
 LEADERBOARD = (
@@ -94,35 +97,81 @@ def _system_cell(facts: SystemFacts, root: str) -> Cell:
     return Cell(system_link(facts.system, root) + tag, sort=facts.system, header=True)
 
 
+AXES_TIP = ("Rank by macro pair accuracy", "")
+"""Tips of the rank and system headings."""
+
+
+def _invariance_columns(inputs: ReportInputs) -> tuple[tuple[str, str, str], ...]:
+    """(metric, heading, explanation) of the invariance columns leaderboard.md has, when the scoring has a suite."""
+    if not any(key[1] == INVARIANCE for key in inputs.scores):
+        return ()
+    return tuple((metric, heading, f"Invariance suite (macro over its families): {INVARIANCE_METRICS[metric]}")
+                 for metric, _, heading in INVARIANCE_COLUMNS)
+
+
+def _rank_and_system(inputs: ReportInputs, facts: SystemFacts, position: int, root: str) -> list[Cell]:
+    return [Cell(rank_text(inputs, facts.system, position), sort=str(position), cls="num"),
+            _system_cell(facts, root)]
+
+
 def leaderboard_table(inputs: ReportInputs, systems: Sequence[str], facts: dict[str, SystemFacts], caption: str,
                       ident: str, root: str = "", uniform_row: bool = True) -> Table:
-    """One leaderboard table: rank, system, core metrics, gate, reference, how it ran, notes."""
-    headings = ["#", "System", *[h for _, h, _ in LEADERBOARD[:4]]]
-    tips = ["Rank by macro pair accuracy", "", *[t for _, _, t in LEADERBOARD[:4]]]
+    """The leaderboard's first table, both axes on one screen: rank, system, the core figures of leaderboard.md
+    (pair and item accuracy, pair direction, C(0.05), the certified coverage, ECE), the invariance suite's robust
+    pair accuracy and flip rate, and the readout. How each system ran is :func:`details_table`."""
+    core = [LEADERBOARD[i] for i in (0, 1, 2, 3)]
+    headings = ["#", "System", *[h for _, h, _ in core]]
+    tips = [*AXES_TIP, *[t for _, _, t in core]]
     gate = inputs.gate is not None
     if gate:
-        headings.append("Certified cov.")
+        headings.append(CERTIFIED_HEADING)
         tips.append("Coverage certified by dp gate on fresh draws (family-macro, %); next to the retrospective C(0.05)")
-    headings += [h for _, h, _ in LEADERBOARD[4:]] + ["Reference", "Readout", "Input restr.", "p50 / p95 s",
-                                                      "$/1k", "Notes"]
-    tips += [t for _, _, t in LEADERBOARD[4:]] + [
-        "Reference track: chance-corrected score, mean of the layers with a scored task",
-        "How answers were read (chat/verbalised, systemone/noul, ...)",
-        "Items the system could not take as they stood (counted as failed)",
-        "Request latency in seconds, median / 95th percentile, @ the in-flight limit it was measured at",
-        "Cost of 1,000 decisions from recorded usage and configured prices", ""]
+    ece = next(column for column in LEADERBOARD if column[0] == "ece")
+    invariance = _invariance_columns(inputs)
+    headings += [ece[1], *[h for _, h, _ in invariance], "Readout"]
+    tips += [ece[2], *[t for _, _, t in invariance], "How answers were read (chat/verbalised, systemone/noul, ...)"]
+    rows, classes = [], []
+    for position, system in enumerate(systems, start=1):
+        f = facts[system]
+        cells = _rank_and_system(inputs, f, position, root)
+        cells += [score_cell(inputs, system, CORE, MACRO, m) for m, _, _ in core]
+        if gate:
+            cells.append(_gate_cell(inputs, system))
+        cells.append(score_cell(inputs, system, CORE, MACRO, ece[0]))
+        cells += [score_cell(inputs, system, INVARIANCE, MACRO, m) for m, _, _ in invariance]
+        cells.append(text_cell(inputs.operations(system).get("readout", DASH), cls="readout"))
+        rows.append(cells)
+        classes.append("baseline" if f.badge_text() else "")
+    chance = inputs.get(UNIFORM_GUESS, CORE, MACRO, CHANCE_METRIC)
+    if uniform_row and chance is not None:
+        tip = "what guessing uniformly at random scores on pair accuracy: the floor every system should clear"
+        rows.append([Cell("", sort=""), Cell("uniform guessing (expected)", header=True, attrs=f'title="{esc(tip)}"'),
+                     Cell(number(chance.value, small=True), sort=sort_key(chance.value), cls="num"),
+                     *[Cell(DASH, sort="") for _ in range(len(headings) - 3)]])
+        classes.append("pinned")
+    return Table(caption, headings, rows, sortable=True, row_classes=classes, ident=ident, heading_tips=tips)
+
+
+def details_table(inputs: ReportInputs, systems: Sequence[str], facts: dict[str, SystemFacts],
+                  root: str = "") -> Table:
+    """The leaderboard's second table, how each system ran: the confident share and its accuracy, the reference
+    track, input restrictions, latency, cost and the notes of each row."""
+    confident = [column for column in LEADERBOARD if column[0] in ("accuracy_at_90", "share_at_90")]
+    headings = ["#", "System", *[h for _, h, _ in confident], "Reference", "Input restr.", "p50 / p95 s", "$/1k",
+                "Notes"]
+    tips = [*AXES_TIP, *[t for _, _, t in confident],
+            "Reference track: chance-corrected score, mean of the layers with a scored task",
+            "Items the system could not take as they stood (counted as failed)",
+            "Request latency in seconds, median / 95th percentile, @ the in-flight limit it was measured at",
+            "Cost of 1,000 decisions from recorded usage and configured prices", ""]
     rows, classes = [], []
     for position, system in enumerate(systems, start=1):
         f = facts[system]
         ops = inputs.operations(system)
-        cells = [Cell(rank_text(inputs, system, position), sort=str(position), cls="num"), _system_cell(f, root)]
-        cells += [score_cell(inputs, system, CORE, MACRO, m) for m, _, _ in LEADERBOARD[:4]]
-        if gate:
-            cells.append(_gate_cell(inputs, system))
-        cells += [score_cell(inputs, system, CORE, MACRO, m) for m, _, _ in LEADERBOARD[4:]]
+        cells = _rank_and_system(inputs, f, position, root)
+        cells += [score_cell(inputs, system, CORE, MACRO, m) for m, _, _ in confident]
         cells += [
             _reference_cell(inputs, system),
-            text_cell(ops.get("readout", DASH)),
             Cell(str(ops.get("input_restrictions", DASH)), sort=str(ops.get("input_restrictions", "")), cls="num"),
             Cell(latency_text(inputs, f), sort=sort_key(ops.get("latency_p50_s")), cls="num"),
             Cell(number(ops.get("cost_per_1000"), 4), sort=sort_key(ops.get("cost_per_1000")), cls="num"),
@@ -130,16 +179,8 @@ def leaderboard_table(inputs: ReportInputs, systems: Sequence[str], facts: dict[
         ]
         rows.append(cells)
         classes.append("baseline" if f.badge_text() else "")
-    chance = inputs.get(UNIFORM_GUESS, CORE, MACRO, CHANCE_METRIC)
-    if uniform_row and chance is not None:
-        blank = len(headings) - 4
-        rows.append([Cell("", sort=""), Cell("uniform guessing (expected)", header=True),
-                     Cell(number(chance.value, small=True), sort=sort_key(chance.value), cls="num"),
-                     *[Cell(DASH, sort="") for _ in range(blank - 1)],
-                     Cell("what guessing uniformly at random scores on pair accuracy: the floor every system "
-                          "should clear", cls="notes")])
-        classes.append("pinned")
-    return Table(caption, headings, rows, sortable=True, row_classes=classes, ident=ident, heading_tips=tips)
+    return Table("How each system ran: confident answers, reference track, restrictions, latency, cost, notes",
+                 headings, rows, sortable=True, row_classes=classes, ident="details", heading_tips=tips)
 
 
 def footnotes(inputs: ReportInputs) -> list[str]:
@@ -152,6 +193,12 @@ def footnotes(inputs: ReportInputs) -> list[str]:
            f"a task needs records for at least 99% of its items, else it is excluded ({PARTIAL_LABEL}).",
            "Pair accuracy of uniform guessing is the expected score of a system that guesses: the floor, not a "
            "system that ran."]
+    if _invariance_columns(inputs):
+        out.append("Robust pair acc. and Flip rate come from the invariance suite, as <code>dp score "
+                   "--invariance</code> wrote them (macro over the suite's families; the Framings page has every "
+                   "family and framing): a "
+                   "contrast group counts only if every member is right under every framing; the flip rate is the "
+                   "share of framed items answered differently from their plain item although gold is the same.")
     return out
 
 
@@ -160,12 +207,15 @@ def leaderboard_body(inputs: ReportInputs, facts: dict[str, SystemFacts]) -> str
     full = [s for s in ranked if facts[s].full_core]
     other = [s for s in ranked if not facts[s].full_core]
     families = len(inputs.families)
+    invariance = bool(_invariance_columns(inputs))
     intro = paragraph(
         f"{len(full)} system{'s' if len(full) != 1 else ''} scored on all {families} core families, ranked by "
-        "macro pair accuracy (every member of a contrast group right). Click a column heading to sort; "
-        "values are percentages with 95% intervals in brackets. Systems scored on fewer families (family "
-        "heuristics answer one family; partial runs) are listed separately below: their macro averages "
-        "other families and is not comparable.")
+        "macro pair accuracy (every member of a contrast group right)"
+        + (": does a system change its answer when the decisive fact changes - and, from the invariance suite, "
+           "keep it when nothing decisive changes (robust pair accuracy, flip rate)" if invariance else "")
+        + ". Values are percentages with 95% intervals in brackets; click a heading to sort. Systems scored on "
+        "fewer families (family heuristics answer one family; partial runs) are listed separately below: their "
+        "macro averages other families and is not comparable. How each system ran (latency, cost, notes) follows.")
     body = intro + leaderboard_table(inputs, full, facts, f"Leaderboard: systems scored on all {families} core "
                                      "families", "leaderboard").render()
     if other:
@@ -174,6 +224,10 @@ def leaderboard_body(inputs: ReportInputs, facts: dict[str, SystemFacts]) -> str
             "its macro is that family's score. Partial runs cover fewer than 99% of some task's items.")
             + leaderboard_table(inputs, other, facts, "Systems scored on some core families only", "partial-systems",
                                 uniform_row=False).render(), "fewer-families")
+    body += section("How each system ran", paragraph(
+        "Accuracy and share of the answers given with confidence at least 0.90, the reference track, items a system "
+        "could not take, latency, cost and what to know about each row; the systems in the order above.")
+        + details_table(inputs, full + other, facts).render(), "how-each-ran")
     warnings = inputs.scoring.get("warnings", [])
     body += section("How these numbers are computed", notes(footnotes(inputs)), "method")
     if warnings:

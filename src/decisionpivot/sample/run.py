@@ -32,7 +32,7 @@ from typing import Any
 from tqdm import tqdm
 
 from decisionpivot.data_file import read_text_file
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, check_names
 from decisionpivot.evaluate.answers import AnswerWriter, answer_paths, now
 from decisionpivot.evaluate.chat import ChatWire, completion_message, content_text
 from decisionpivot.evaluate.http import HttpRunner
@@ -204,7 +204,7 @@ def sample_answers(task: str, source: str | Path, systems: Sequence[SystemConfig
     --restart`` does; needed when a system's config changed since its samples were made.
     """
     if task not in TASKS:
-        raise DecisionPivotError(f"dp sample makes samples for {sorted(TASKS)}, not {task!r}")
+        check_names("task", [task], sorted(TASKS), where="dp sample makes samples for the capability-boundary tasks")
     if n < 1:
         raise DecisionPivotError(f"--n must be at least 1, got {n}")
     if temperature < 0:

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from decisionpivot.data_file import read_json_file
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, unknown_names
 from decisionpivot.evaluate.kinds import INPUT_RESTRICTION
 from decisionpivot.probability import ProbabilityError, distribution
 from decisionpivot.score.layout import TaskLayout
@@ -360,9 +360,7 @@ def find_systems(runs: str | Path, wanted: list[str] | None = None) -> list[str]
         if not present:
             raise AnswerFileError(f"{runs}: no system folders")
         return present
-    missing = [name for name in wanted if name not in present]
-    if missing:
-        raise AnswerFileError(
-            f"{runs}: no folder for system(s) {', '.join(missing)}; found {', '.join(present) or 'none'}"
-        )
+    problem = unknown_names("system", wanted, present)
+    if problem:
+        raise AnswerFileError(f"{runs} (a system is a folder there): {problem}")
     return list(wanted)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, check_names
 from decisionpivot.frame.framings import PLAIN
 from decisionpivot.items import Item, read_items, sha256_file
 from decisionpivot.score.metrics import chance_pair_accuracy
@@ -89,10 +89,9 @@ def verify_folder(folder: str | Path, families: Sequence[str] | None = None) -> 
     names = list(families) if families else list(entries)
     if not names:
         raise DecisionPivotError(f"{folder}/MANIFEST.json lists no families")
+    check_names("family", names, entries, where=f"{folder}/MANIFEST.json", plural="families")
     results = []
     for name in names:
-        if name not in entries:
-            raise DecisionPivotError(f"{folder}/MANIFEST.json has no entry for family {name!r}")
         entry = entries[name]
         path = folder / entry["file"]
         if not path.exists():
