@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from decisionpivot.data_file import YamlDocument, read_text_file, read_yaml_document
-from decisionpivot.errors import DecisionPivotError, did_you_mean
+from decisionpivot.errors import DecisionPivotError, did_you_mean, unknown_names
 from decisionpivot.evaluate.kinds import SettingError, SystemConfig, kinds
 from decisionpivot.redact import written_url
 
@@ -62,22 +62,17 @@ def _declare(name: str, raw: Any, source: str, where: Callable[[Sequence[str]], 
     registered = kinds()
     kind = raw.get("kind")
     if not isinstance(kind, str) or kind not in registered:
-        hint = did_you_mean(kind, registered) if isinstance(kind, str) else ""
-        raise SystemConfigError(
-            f"{place([name, 'kind'])}: system {name!r}: kind must be one of {sorted(registered)}, got {kind!r}{hint}"
-        )
+        problem = unknown_names("kind", [kind], sorted(registered)) if isinstance(kind, str) else \
+            f"needs 'kind', one of {', '.join(sorted(registered))}"
+        raise SystemConfigError(f"{place([name, 'kind'])}: system {name!r}: {problem}")
     spec = registered[kind]
     if "api_key" in raw:
         raise SystemConfigError(f"{place([name, 'api_key'])}: system {name!r}: put the key in an environment "
                                 "variable and name it with api_key_env")
-    unknown = sorted((key for key in raw if key not in spec.settings and key != "kind"), key=str)
+    unknown = [str(key) for key in raw if key not in spec.settings and key != "kind"]
     if unknown:
-        first = unknown[0]
-        hint = did_you_mean(first, spec.settings) if isinstance(first, str) else ""
-        raise SystemConfigError(
-            f"{place([name, str(first)])}: system {name!r} ({kind}): unknown key {first!r}{hint}"
-            f"{f' (and {len(unknown) - 1} more)' if len(unknown) > 1 else ''}; allowed: {sorted(spec.settings)}"
-        )
+        raise SystemConfigError(f"{place([name, unknown[0]])}: system {name!r} ({kind}): "
+                                f"{unknown_names('key', unknown, ['kind', *sorted(spec.settings)])}")
     settings: dict[str, Any] = {}
     for key, setting in spec.settings.items():
         value = raw.get(key, setting.default)
