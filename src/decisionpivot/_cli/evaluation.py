@@ -10,10 +10,14 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, name_list
 from decisionpivot._cli.items import ItemVerbs
 from decisionpivot.errors import DecisionPivotError, check_names
+
+if TYPE_CHECKING:
+    from decisionpivot.evaluate.run import TaskRun
 
 
 class EvaluationVerbs:
@@ -124,32 +128,23 @@ class EvaluationVerbs:
         unanswered = sum(r.transient for r in results)
         print(f"{chosen.name}: {answered} of {total} items answered, {errors} errors "
               f"({unanswered} transient) in {len(results)} task(s), readout {chosen.readout}")
-        causes: Counter[str] = Counter()
-        examples: dict[str, str] = {}
-        for r in results:
-            for key, count, example in r.causes:
-                causes[key] += count
-                examples.setdefault(key, example)
-        cause = ""
-        if causes:
-            (key, count), = causes.most_common(1)
-            shown = examples[key] if len(examples[key]) <= 160 else examples[key][:157] + "..."
-            cause = f"; most often ({count} of {causes.total()}): {key}" + (f" (e.g. {shown})" if shown != key else "")
+        transient_cause = most_frequent_cause(results, "transient")
         if short and limit is None and shard is None:
             names = ", ".join(r.task for r in short)
             print(f"evaluate INCOMPLETE: {len(short)} task(s) below the 99% of items the scorer needs ({names})"
-                  f"{cause}; run again to ask the transient errors, or with --retry-errors to ask every error again",
-                  file=sys.stderr)
+                  f"{transient_cause}; run again to ask the transient errors, or with --retry-errors to ask every "
+                  "error again", file=sys.stderr)
             raise SystemExit(1)
         if unanswered:
             tasks_left = ", ".join(f"{r.task} {r.transient}" for r in results if r.transient)
             print(f"evaluate INCOMPLETE: {unanswered} item(s) unanswered after their retries (transient errors: "
-                  f"{tasks_left}){cause}; the scorer counts them as missing, never as the model's answers. Run the "
-                  "same command again to ask them again", file=sys.stderr)
+                  f"{tasks_left}){transient_cause}; the scorer counts them as missing, never as the model's answers. "
+                  "Run the same command again to ask them again", file=sys.stderr)
             raise SystemExit(1)
         if errors and not answered:
-            print(f"evaluate FAILED: every one of the {errors} records is an error, none an answer{cause}. Fix what it "
-                  "names, then run again (--retry-errors asks the final errors again too)", file=sys.stderr)
+            print(f"evaluate FAILED: every one of the {errors} records is an error, none an answer"
+                  f"{most_frequent_cause(results)}. Fix what it names, then run again (--retry-errors asks the final "
+                  "errors again too)", file=sys.stderr)
             raise SystemExit(1)
 
     def repair(self, system: str, runs: str = "runs") -> None:
@@ -234,6 +229,23 @@ class EvaluationVerbs:
             print(f"{r.system:<28} model {r.model:<24} {r.samples:>7} samples {r.errors:>6} errors  {r.path}")
         print(f"wrote {target} and {target.name}.meta.json; next: dp reconstruct {task} --source {source} "
               f"--sampled-answers {target}")
+
+
+def most_frequent_cause(results: Sequence[TaskRun], kind: str | None = None) -> str:
+    """``; most often (n of m): CAUSE (e.g. REASON)`` over the error records the run wrote (of one ``kind``,
+    ``transient`` or ``error``, when given), or "" when it wrote none."""
+    causes: Counter[str] = Counter()
+    examples: dict[str, str] = {}
+    for result in results:
+        for outcome, cause, count, example in result.causes:
+            if kind is None or outcome == kind:
+                causes[cause] += count
+                examples.setdefault(cause, example)
+    if not causes:
+        return ""
+    (cause, count), = causes.most_common(1)
+    example = examples[cause] if len(examples[cause]) <= 160 else examples[cause][:157] + "..."
+    return f"; most often ({count} of {causes.total()}): {cause}" + (f" (e.g. {example})" if example != cause else "")
 
 
 def _check_tasks(flag: str, wanted: Sequence[str] | None, folder: Path, generate: bool,

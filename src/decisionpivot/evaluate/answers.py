@@ -351,9 +351,10 @@ class AnswerWriter:
         """Transient records of a restart that has not begun."""
         self.outcomes: dict[str, str] = {}
         """Item id -> ``answer``, ``error`` or ``transient``: what the file holds for it once this writer is done."""
-        self.causes: Counter[str] = Counter()
-        """The errors this writer wrote, by what they have in common (:func:`cause_of`): what a summary points at."""
-        self.examples: dict[str, str] = {}
+        self.causes: Counter[tuple[str, str]] = Counter()
+        """The errors this writer wrote, by outcome (``transient`` or ``error``) and what they have in common
+        (:func:`cause_of`): what a summary points at."""
+        self.examples: dict[tuple[str, str], str] = {}
         """A whole reason of each cause (the first written)."""
         self._handle: Any = None if restarting else self._append_handle()
 
@@ -487,7 +488,7 @@ class AnswerWriter:
             self._begin_restart()
             held, self.held_back = self.held_back, []
             self.transient -= len(held)
-            self.causes.subtract(cause_of(earlier)[0] for earlier in held)
+            self.causes.subtract(("transient", cause_of(earlier)[0]) for earlier in held)
             for earlier in held:
                 self.write(earlier)
         if self.unchanged_meta is not None:  # a finished task that gets a record after all: say so first
@@ -511,8 +512,9 @@ class AnswerWriter:
 
     def _count_cause(self, record: dict[str, Any]) -> None:
         cause, reason = cause_of(record)
-        self.causes[cause] += 1
-        self.examples.setdefault(cause, reason)
+        key = (outcome_of(record), cause)
+        self.causes[key] += 1
+        self.examples.setdefault(key, reason)
 
     def save_meta(self) -> None:
         atomic_write_bytes(self.meta_path, (json.dumps(self.meta, indent=2, ensure_ascii=False) + "\n").encode())

@@ -390,23 +390,31 @@ class RateLimiter:
 
 
 class _EarlyStop:
-    """Stops a run whose first attempts all fail the same way (a configuration error), holding back the transient
-    records of those attempts' items until it is clear they are not."""
+    """Stops a run whose first requests all fail the same way (a configuration error), holding back the transient
+    records of their items until it is clear they are not.
 
-    def __init__(self, emit: Emit, threshold: int, url: str = "") -> None:
+    A request is an item's first attempt (its retries say nothing new about the configuration). The window is open
+    only until the system is heard answering: a record that is neither transient nor an input restriction, in
+    this run or - ``heard`` - before it (an answer file resumed under the same fingerprint, an earlier task of the
+    evaluation). A resumed run whose remaining items fail persistently is then not mistaken for a wrong
+    configuration: its items end transient and the run goes on to the others."""
+
+    def __init__(self, emit: Emit, threshold: int, url: str = "", heard: bool = False) -> None:
         self.emit = emit
         self.threshold = threshold
         self.url = url
         """The URL the requests went to (shown redacted), named in the stop's message."""
         self.statuses: list[int] = []
-        """The status of each attempt counted so far (all equal while the window is open)."""
+        """The status of each request counted so far (all equal while the window is open)."""
         self.held: list[Record] = []
         """Transient records written while the window is open: emitted when it closes, dropped if the run stops."""
-        self.open = True
+        self.open = not heard
+        self.heard = heard
+        """The system has answered (a record that is the model's answer or a final record of its interface)."""
 
     def failed(self, status: int | None, failure: str) -> None:
-        """Count a failed attempt (``status`` None: one that asked to wait or never got a reply, not counted); raise
-        StopRun when the run's first :attr:`threshold` counted attempts all failed with the same status."""
+        """Count an item's failed first attempt (``status`` None: one that asked to wait or got no reply, not
+        counted); raise StopRun when the run's first :attr:`threshold` counted requests all failed with one status."""
         if not self.open or status is None:
             return
         self.statuses.append(status)
@@ -421,11 +429,13 @@ class _EarlyStop:
             )
 
     def __call__(self, record: Record) -> None:
+        if not record.get("transient") and not str(record.get("error", "")).startswith(INPUT_RESTRICTION):
+            self.heard = True  # the model answered: whatever failed was not the configuration
         if self.open:
             if record.get("transient"):
                 self.held.append(record)
                 return
-            if not str(record.get("error", "")).startswith(INPUT_RESTRICTION):  # the model answered: not the config
+            if self.heard:
                 self.finish()
         self.emit(record)
 
@@ -503,6 +513,8 @@ class HttpRunner:
         s = system.settings
         self.server: LocalServer | None = None
         """The system's own server, when ``serve:`` declares one (started by the first :meth:`run`)."""
+        self.heard = False
+        """The system answered in an earlier task of this evaluation: no early stop for the next ones."""
         self._point_at(str(s.get("base_url") or "http://127.0.0.1"))
         self.origin_headers = dict(s.get("headers") or {})
         """Headers only the configured origin gets: ``headers:`` and the credential."""
@@ -660,7 +672,8 @@ class HttpRunner:
                     failure = f"HTTP {status}: {message}" if message else f"HTTP {status}"
                 if not asks_to_wait(status, reply.retry_after):
                     counted = status
-            guard.failed(counted, failure)
+            if attempt == 0:
+                guard.failed(counted, failure)
             attempt += 1
             if attempt >= int(s["max_attempts"]):
                 return {"id": item.id, "error": f"{failure} (gave up after {attempt} attempts)", "transient": True,
@@ -728,7 +741,8 @@ class HttpRunner:
         limiter = RateLimiter(float(s["requests_per_minute"] or 0))
         concurrency = min(int(s["concurrency"]), max(len(items), 1))
         gate = AdaptiveLimit(concurrency, bool(s.get("adaptive_concurrency", True)))
-        guard = _EarlyStop(emit, int(s.get("stop_after_failures") or 8), self.shown_url)
+        guard = _EarlyStop(emit, int(s.get("stop_after_failures") or 8), self.shown_url,
+                           heard=self.heard or counters.answered_before > 0)
         reach = _Reachability(int(s.get("stop_after_failures") or 8))
         queue: asyncio.Queue[Item] = asyncio.Queue()
         for item in items:
@@ -757,6 +771,7 @@ class HttpRunner:
             try:
                 await asyncio.gather(*workers)
                 guard.finish()
+                self.heard = self.heard or guard.heard
             finally:
                 for task in workers:
                     task.cancel()

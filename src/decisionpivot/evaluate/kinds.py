@@ -68,6 +68,9 @@ class RunCounters:
     """The adaptive in-flight limit of an HTTP runner at the end of the run (None for local kinds)."""
     server: dict[str, Any] | None = None
     """What the system's own server (``serve:``) said about itself (model, version), when dp started one."""
+    answered_before: int = 0
+    """Items of this run whose answer file already held an answer or a final record when it began (a resumed run:
+    the system has answered under this configuration, so a run of failures is not a configuration error)."""
 
 
 class Runner(Protocol):

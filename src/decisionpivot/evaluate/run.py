@@ -56,9 +56,9 @@ class TaskRun:
     """Retries spent."""
     path: Path
     """Answer file written."""
-    causes: tuple[tuple[str, int, str], ...] = ()
+    causes: tuple[tuple[str, str, int, str], ...] = ()
     """What the error records this run wrote have in common (their status, or their reason), most frequent first:
-    (cause, records, one whole reason)."""
+    (``transient`` or ``error``, cause, records, one whole reason)."""
 
     @property
     def covered(self) -> bool:
@@ -235,7 +235,7 @@ def _run_task(system: SystemConfig, runner: _LazyRunner, task: str, path: Path, 
                                      extra_meta=extra, item_ids=item_ids)
     todo = [item for item in chosen if item.id not in done]
     raw_path = answers_path.with_name(answers_path.name.removesuffix(".jsonl") + ".raw.jsonl")
-    counters = RunCounters()
+    counters = RunCounters(answered_before=sum(writer.outcomes.get(item.id) in ("answer", "error") for item in chosen))
     finished = False
     label = task if permutation is None else f"{task} (option order {permutation})"
     try:
@@ -248,6 +248,7 @@ def _run_task(system: SystemConfig, runner: _LazyRunner, task: str, path: Path, 
                      order=[item.id for item in chosen])
     name = task if permutation is None else f"{task}.perm-{permutation}"
     held = Counter(writer.outcomes.get(item.id) for item in chosen)  # counts of these items, never of other lines
-    causes = tuple((cause, count, writer.examples[cause]) for cause, count in writer.causes.most_common() if count > 0)
+    causes = tuple((kind, cause, count, writer.examples[kind, cause])
+                   for (kind, cause), count in writer.causes.most_common() if count > 0)
     return TaskRun(name, len(chosen), len(chosen) - len(todo), held["answer"], held["error"] + held["transient"],
                    held["transient"], counters.retries, answers_path, causes)
