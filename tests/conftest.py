@@ -68,6 +68,7 @@ LONGEST_FIRST = (
     "tests/report/test_site.py",  # 42 s
     "tests/release/test_shared_runs.py",  # 40 s
     "tests/test_cli.py",  # 26 s
+    "tests/test_item_origin_verbs.py",  # 26 s (with the deployment project it builds when first)
     "tests/evaluate/test_checkpoints.py",  # 26 s
     "tests/overlap/test_scan.py",  # 24 s
     "tests/generate/test_all_families.py",  # 23 s
@@ -89,6 +90,7 @@ LONGEST_FIRST = (
     "tests/evaluate/test_fuzz.py",  # 12 s
     "tests/overlap/test_state.py",  # 11 s
     "tests/gate/test_cli.py",  # 10 s
+    "tests/test_item_origin.py",  # 10 s
     "tests/test_cli_fuzz.py",  # 9 s
     "tests/overlap/test_object_store.py",  # 9 s
     "tests/overlap/test_hostile_inputs.py",  # 9 s
@@ -134,10 +136,10 @@ def items_by_group(name: str, seed: int = RELEASE_SEED) -> dict[str, list[Item]]
 
 def write_release_sample(folder: Path, names: list[str] | tuple[str, ...], every: int = 10) -> Path:
     """Every ``every``-th contrast group of each family's release draw, whole, as ``<family>.jsonl`` files with
-    their MANIFEST.json: a folder ``dp evaluate`` and ``dp score`` take as they take the release (checked against
-    its manifest), with every level and a tenth of the items. For tests whose point is not the item count (a
+    their MANIFEST.json, with every level and a tenth of the items. For tests whose point is not the item count (a
     served model against the same one in process, a resumed run): the full release made them run for minutes.
-    The draws are this process's cached ones (:func:`cached_draw`)."""
+    A sample is no draw this package makes, so every verb reads it only with ``--allow-modified-items``
+    (:mod:`decisionpivot.item_origin`). The draws are this process's cached ones (:func:`cached_draw`)."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in names:
         items = cached_draw(name).items

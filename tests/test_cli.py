@@ -61,9 +61,13 @@ def test_verify_fails_and_names_the_item_when_a_gold_answer_is_wrong(tmp_path: P
     manifest = json.loads((out / "MANIFEST.json").read_text())
     manifest["families"][FAMILY]["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
     (out / "MANIFEST.json").write_text(json.dumps(manifest))
-    result = dp("verify", "--items", str(out))
+    refused = dp("verify", "--items", str(out))  # a re-manifested edit is not the release: refused first
+    assert refused.returncode == 2 and "is not" in refused.stderr and "released core" in refused.stderr
+    result = dp("verify", "--items", str(out), "--allow-modified-items")  # read anyway: the solver disagrees
     assert result.returncode == 1
     assert f"DISAGREE {FAMILY}:00005" in result.stdout
+    assert result.stdout.startswith(f"Items read with --allow-modified-items (neither re-derived by this package nor "
+                                    f"released): {FAMILY}")
 
 
 def test_tampered_file_is_reported_without_traceback(tmp_path: Path) -> None:
@@ -73,7 +77,8 @@ def test_tampered_file_is_reported_without_traceback(tmp_path: Path) -> None:
         handle.write("{}\n")
     result = dp("verify", "--items", str(out))
     assert result.returncode == 2
-    assert "does not match MANIFEST.json" in result.stderr and "Traceback" not in result.stderr
+    assert f"{FAMILY}.jsonl: SHA-256" in result.stderr and "the package's released core" in result.stderr
+    assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
 
 
 def test_help_lists_every_verb_with_its_summary() -> None:

@@ -1,4 +1,5 @@
-"""Items files are checked against the hash recorded for them, in dp evaluate and in dp score alike."""
+"""The hashes the package ships, and the reference track's check against its task cards (through the one rule of
+every verb, decisionpivot.item_origin), in dp evaluate and in dp score alike."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.kinds import SystemConfig
 from decisionpivot.evaluate.run import evaluate_system
 from decisionpivot.evaluate.systems import get_system
-from decisionpivot.item_hashes import ModifiedItemsError, check_items_file, released_manifest
+from decisionpivot.item_hashes import ModifiedItemsError, released_manifest
+from decisionpivot.item_origin import accept_items_file
 from decisionpivot.items import Item, Option, read_items, sha256_file, write_items
 from decisionpivot.reconstruct.card import all_cards, get_card
 from decisionpivot.reconstruct.scoring import reference_task
@@ -55,21 +57,25 @@ def test_released_manifest_is_the_release_the_package_verifies_downloads_against
 
 def test_reference_items_are_checked_against_their_card(verified_card: Path) -> None:
     path = verified_card / "xstest.jsonl"
-    assert check_items_file(verified_card, "xstest", path, sha256_file(path)) == "card"
+    assert accept_items_file(path, sha256_file(path)) == "card"
     _reference_items(verified_card, relabel=0)  # one gold label changed: the always-"safe" answer now scores better
     with pytest.raises(ModifiedItemsError, match=r"xstest.jsonl: SHA-256 \w+ differs .* task card xstest.yaml"):
-        check_items_file(verified_card, "xstest", path, sha256_file(path))
+        accept_items_file(path, sha256_file(path))
 
 
-def test_unverified_card_and_folder_without_manifest_say_unchecked(tmp_path: Path) -> None:
+def test_unverified_card_says_unchecked_and_a_folder_without_manifest_or_card_is_refused(tmp_path: Path) -> None:
     path = _reference_items(tmp_path)
     other = tmp_path / "mytask.jsonl"
     other.write_bytes(path.read_bytes())
-    assert check_items_file(tmp_path, "mytask", other, sha256_file(other)) == "unchecked (no MANIFEST.json)"
+    with pytest.raises(ModifiedItemsError, match=r"mytask.jsonl: no MANIFEST.json beside it and no task card "
+                                                 r"'mytask'.*--allow-modified-items"):
+        accept_items_file(other, sha256_file(other))
+    assert accept_items_file(other, sha256_file(other), allow_modified=True).startswith(
+        "modified (--allow-modified-items): no MANIFEST.json")
     [task, *_] = [card.id for card in all_cards().values() if not card.verified]
     target = tmp_path / f"{task}.jsonl"
     target.write_bytes(path.read_bytes())
-    assert check_items_file(tmp_path, task, target, sha256_file(target)) == \
+    assert accept_items_file(target, sha256_file(target)) == \
         f"unchecked (task card {task} is unverified: no items hash recorded)"
 
 
@@ -89,7 +95,7 @@ def test_evaluate_and_score_refuse_relabelled_reference_items(verified_card: Pat
     with pytest.raises(ModifiedItemsError, match="task card"):  # answered as modified, never scored silently
         load_runs(tmp_path / "runs2", None, verified_card, tasks=tasks)
     loaded = load_runs(tmp_path / "runs2", None, verified_card, tasks=tasks, allow_modified_items=True)
-    assert dict(loaded.item_checks) == {"xstest": "modified (--allow-modified-items)"}
+    assert dict(loaded.item_checks)["xstest"].startswith("modified (--allow-modified-items): SHA-256")
 
 
 def test_a_relabelled_official_task_is_refused(tmp_path: Path) -> None:
@@ -100,7 +106,7 @@ def test_a_relabelled_official_task_is_refused(tmp_path: Path) -> None:
     if not (OFFICIAL / "xstest").is_dir():
         pytest.skip(f"official xstest files not found at {OFFICIAL} (they are not part of the package)")
     built = reconstruct_task("xstest", OFFICIAL, tmp_path / "reference")
-    assert check_items_file(built.path.parent, "xstest", built.path, built.sha256) == "card"
+    assert accept_items_file(built.path, built.sha256) == "card"
     lines = built.path.read_text(encoding="utf-8").splitlines(keepends=True)
     first = json.loads(lines[0])
     first["answer"] = next(key for key in (o["key"] for o in first["options"]) if key != first["answer"])

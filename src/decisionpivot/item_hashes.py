@@ -1,17 +1,17 @@
-"""Which items an items file holds: its SHA-256 against what was recorded when they were made.
+"""The hashes of items the package ships: what :mod:`decisionpivot.item_origin` compares items files with
+before drawing them again.
 
-Every consumer of items files (``dp evaluate``, ``dp score``, the harness imports) asks this module
-before it trusts a file, so a changed gold label or a half-edited file is never scored silently:
+* ``released/core-<version>.MANIFEST.json``: the MANIFEST.json of every released core edition, byte for byte
+  (``dp release --record-manifest`` records it);
+* ``released/invariance-<version>.MANIFEST.json``: the released invariance suite's;
+* ``released/draws/core-<version>-seed-<seed>.MANIFEST.json``: the MANIFEST.json ``dp generate --seed <seed>``
+  writes for every family, for the fresh draws the pipeline itself uses (params.yaml's ``gate.seeds`` and
+  ``monitor.seed``), so that its verbs do not draw them again (:func:`record_known_draw` writes them, a test
+  draws them again and compares);
+* the items SHA-256 a verified reference task card records (:func:`check_reference_file`).
 
-* a **core** file is checked against its folder's ``MANIFEST.json`` and, when that manifest says the
-  folder holds a released edition (its version with the release seed), against the manifest of that
-  edition shipped in the package (``released/core-<version>.MANIFEST.json``, next to this module);
-* a **reference** file (its stem is a task card's id) is checked against the items SHA-256 its card
-  records when the card is verified (reconstructed from official files); the card of an unverified
-  task has no hash to check, and the result says so.
-
-:func:`check_items_file` returns how the file was checked (recorded in answer metadata and on the
-leaderboard) and raises :class:`ModifiedItemsError` on any mismatch, naming both hashes.
+Which items a verb accepts is decided in one place, :mod:`decisionpivot.item_origin`; this module only says
+what the package recorded.
 """
 
 from __future__ import annotations
@@ -24,14 +24,28 @@ from typing import Any
 from decisionpivot.errors import DecisionPivotError
 
 RELEASED = Path(__file__).with_name("released")
-"""The manifests of the released core editions (``core-<version>.MANIFEST.json``)."""
+"""The manifests of the released core editions (``core-<version>.MANIFEST.json``), of the released invariance
+suite (``invariance-<version>.MANIFEST.json``) and of the known fresh draws (``draws/``)."""
+
+KNOWN_DRAWS = "draws"
+"""Sub-folder of :data:`RELEASED` holding the manifests of the known fresh draws."""
 
 UNCHECKED = "unchecked"
-"""Prefix of a check result that compared nothing (no manifest, an unverified card)."""
+"""Prefix of a check result that compared nothing (an unverified task card)."""
+
+
+ALLOW_HINT = "or read them as they are with --allow-modified-items (every output then says so)"
+"""How every refusal of an items file ends: the one way past it, and what it costs."""
 
 
 class ModifiedItemsError(DecisionPivotError):
-    """An items file whose SHA-256 differs from the one recorded for it."""
+    """An items file this package neither re-derives nor records: one line naming the file (``where``), what did
+    not match (``what``) and how to go on (``fix``, then :data:`ALLOW_HINT`)."""
+
+    def __init__(self, where: Path, what: str, fix: str) -> None:
+        super().__init__(f"{where}: {what}. {fix}, {ALLOW_HINT}")
+        self.what = what
+        """What did not match, without the file and the way on (the reason a ``modified (...)`` result gives)."""
 
 
 @cache
@@ -53,6 +67,7 @@ def record_released_core(core: Path, target: Path | None = None) -> Path:
     path = (target if target is not None else RELEASED) / f"core-{version}.MANIFEST.json"
     atomic_write_bytes(path, data)
     released_manifest.cache_clear()
+    known_draw.cache_clear()
     return path
 
 
@@ -77,18 +92,42 @@ def record_released_suite(suite: Path, target: Path | None = None) -> Path:
     return path
 
 
-def released_sha256(version: str, family: str) -> str | None:
-    """SHA-256 of ``family``'s file in released core edition ``version`` (None: not released)."""
-    entry = ((released_manifest(version) or {}).get("families") or {}).get(family)
-    return entry.get("sha256") if isinstance(entry, dict) else None
+def known_draw_path(version: str, seed: int, target: Path | None = None) -> Path:
+    """Where the manifest of the known draw of core ``version`` with ``seed`` is shipped (``target``: instead of
+    :data:`RELEASED`, read when called)."""
+    return (target if target is not None else RELEASED) / KNOWN_DRAWS / f"core-{version}-seed-{seed}.MANIFEST.json"
 
 
-def _refuse(path: Path, found: str, recorded: str, where: str, fix: str) -> ModifiedItemsError:
-    return ModifiedItemsError(
-        f"{path}: SHA-256 {found} differs from {recorded} recorded in {where}: the items were changed after they "
-        f"were made. {fix}, or evaluate and score them as they are with --allow-modified-items (recorded in the "
-        "meta file and on the leaderboard)"
-    )
+@cache
+def known_draw(version: str, seed: int) -> dict[str, Any] | None:
+    """The MANIFEST.json ``dp generate --seed <seed> --version <version>`` writes for every family, when the package
+    ships it: the released edition's for the release seed, a known fresh draw's otherwise (None: not shipped)."""
+    from decisionpivot import RELEASE_SEED
+
+    if seed == RELEASE_SEED:
+        return released_manifest(version)
+    path = known_draw_path(version, seed)
+    if not path.exists():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def record_known_draw(version: str, seed: int, target: Path | None = None) -> Path:
+    """Maintainers: draw every family of core ``version`` with ``seed`` and ship the manifest `dp generate` writes
+    for it (``python -m decisionpivot.item_hashes VERSION SEED``), into ``target`` (default :data:`RELEASED`)."""
+    import tempfile
+
+    from decisionpivot.generate import editions
+
+    with tempfile.TemporaryDirectory() as folder:
+        editions.module(version, "run").write_family_files(folder, seed, benchmark_version=version)
+        data = (Path(folder) / "MANIFEST.json").read_bytes()
+    from decisionpivot.items import atomic_write_bytes
+
+    path = known_draw_path(version, seed, target)
+    atomic_write_bytes(path, data)
+    known_draw.cache_clear()
+    return path
 
 
 def _reference_card(task: str) -> Any:
@@ -98,49 +137,23 @@ def _reference_card(task: str) -> Any:
 
 
 def check_reference_file(task: str, path: Path, sha256: str) -> str | None:
-    """How a reference task's file was checked against its card (None: ``task`` has no card)."""
+    """How a reference task's file was checked against its card (None: ``task`` has no card); a file whose
+    SHA-256 differs from the one a verified card records raises :class:`ModifiedItemsError`."""
     card = _reference_card(task)
     if card is None:
         return None
     if not card.verified or not card.expected_sha256:
         return f"{UNCHECKED} (task card {task} is unverified: no items hash recorded)"
     if card.expected_sha256 != sha256:
-        raise _refuse(path, sha256, card.expected_sha256, f"the task card {Path(card.path).name}",
-                      f"Rebuild them from the official files (`dp reconstruct {task} --source DIR`)")
+        raise ModifiedItemsError(path, f"SHA-256 {sha256} differs from {card.expected_sha256} recorded in the task "
+                                 f"card {Path(card.path).name}: the items were changed after they were made",
+                                 f"Rebuild them from the official files (`dp reconstruct {task} --source DIR`)")
     return "card"
 
 
-def check_items_file(folder: Path, task: str, path: Path, sha256: str) -> str:
-    """How ``path`` (task ``task`` in ``folder``, SHA-256 ``sha256``) was checked; raises on a mismatch.
+if __name__ == "__main__":  # python -m decisionpivot.item_hashes VERSION SEED: ship a known draw's manifest
+    import sys
 
-    Results: ``manifest`` (the folder's manifest), ``manifest+release`` (also the released edition's
-    hashes), ``card`` (a verified task card), or ``unchecked (...)`` saying why nothing was compared.
-    """
-    manifest_path = folder / "MANIFEST.json"
-    if not manifest_path.exists():
-        by_card = check_reference_file(task, path, sha256)
-        return by_card if by_card is not None else f"{UNCHECKED} (no MANIFEST.json)"
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        entry = manifest["families"][task]
-        recorded = entry["sha256"]
-    except (ValueError, UnicodeDecodeError, KeyError, TypeError):
-        by_card = check_reference_file(task, path, sha256)
-        if by_card is not None:
-            return by_card
-        raise ModifiedItemsError(f"{manifest_path}: no SHA-256 for {task!r}; regenerate the items "
-                                 "(`dp generate`) or pass --allow-modified-items") from None
-    if recorded != sha256:
-        raise _refuse(path, sha256, recorded, manifest_path.name, "Regenerate them (`dp generate`)")
-    from decisionpivot import RELEASE_SEED
-
-    version = str(manifest.get("version"))
-    if entry.get("seed") != RELEASE_SEED:
-        return "manifest"  # a fresh draw: its own manifest is all there is
-    shipped = released_sha256(version, task)
-    if shipped is None:
-        return "manifest"
-    if shipped != sha256:
-        raise _refuse(path, sha256, shipped, f"the package's released core {version} manifest (although "
-                      f"{manifest_path.name} says these are the released items)", "Regenerate them (`dp generate`)")
-    return "manifest+release"
+    if len(sys.argv) != 3:
+        sys.exit("usage: python -m decisionpivot.item_hashes VERSION SEED")
+    print(record_known_draw(sys.argv[1], int(sys.argv[2])))

@@ -378,7 +378,10 @@ def map_schema(methods: Sequence[str], format_name: str, format_version: int, te
                              "split": nonempty_text("how the groups were split"),
                              "fingerprints": {"type": "object",
                                               "additionalProperties": {"type": ["string", "null"]},
-                                              "description": "a mapping of family -> configuration fingerprint"}},
+                                              "description": "a mapping of family -> configuration fingerprint"},
+                             "modified_items": {"type": "object", "additionalProperties": {"type": "string"},
+                                                "description": "a mapping of seed-N/family -> what did not match "
+                                                               "(items read with --allow-modified-items)"}},
                             "what the map was fitted on: seeds, draws, families, items, groups, split, fingerprints",
                             required=("seeds", "draws")),
         "package_version": nonempty_text("the version of dp that wrote it"),

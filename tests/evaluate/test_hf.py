@@ -208,3 +208,50 @@ def test_a_run_records_items_over_the_context_limit_and_answers_the_rest(tmp_pat
             assert answered[item.id]["p"] == pytest.approx(expected["p"], abs=1e-6)
         else:
             assert "input longer than the model context" in expected["error"]
+
+
+def test_key_tails_are_read_in_their_prompts_row(tmp_path: Path, tiny_model_dir: Path, items_dir: Path) -> None:
+    """The later tokens of multi-token keys are read in one pass whose rows are the prompts, not the keys (a row
+    per key copied the prompt's whole cache once per key: a fifth of the readout's time on five-option items),
+    and every probability still equals each key's own unpadded pass."""
+    runner = HFRunner(get_system("tiny", system_file(tmp_path, tiny_model_dir)))
+    assert runner.packed_tails, "GPT-2 reads its key tails packed"
+    shared = Item("x:1", "x", "E", "1", None, None, None, None, "Two versions differ.", "Which?",
+                  (Option("same", "s"), Option("yes_only_A", "a"), Option("yes_only_B", "b")), "same")
+    items = [*read_items(items_dir / f"{FAMILY}.jsonl")[:2], shared]
+    tails = [len(c) for c in runner.prompt_and_continuations(shared)[1] if len(c) > 1]
+    assert len(tails) >= 2
+    shapes: list[tuple[int, int]] = []
+    forward = runner.model.forward
+    runner.model.forward = lambda *a, **k: (shapes.append(tuple(k["input_ids"].shape)), forward(*a, **k))[1]
+    records = runner.answer(items)
+    runner.model.forward = forward
+    assert (1, sum(tails) - len(tails)) in shapes, f"one row for the item's {len(tails)} key tails: {shapes}"
+    assert max(rows for rows, _ in shapes) <= 2, f"no pass has more rows than its group has items: {shapes}"
+    for item, record in zip(items, records, strict=True):
+        expected = reference_scores(runner, item)
+        weights = [math.exp(v - max(expected)) for v in expected]
+        for key, w in zip(item.option_keys, weights, strict=True):
+            assert abs(record["p"][key] - w / sum(weights)) < 1e-5
+
+
+@pytest.mark.parametrize(("architecture", "packed"), [("llama", True), ("qwen2", True), ("qwen3", True),
+                                                      ("gemma3_text", False)])
+def test_each_architecture_reads_whole_keys_as_one_pass_per_key_does(architecture: str, packed: bool,
+                                                                     checkpoints: dict[str, Path],
+                                                                     tmp_path: Path, items_dir: Path) -> None:
+    """The packed key tails on every model type that takes them, and a row per key on one whose sliding-window
+    layers would not see a custom mask's whole context (Gemma 3): the same probabilities as each key's own pass,
+    in batches that mix shared prefixes, multi-token keys and prompts of different lengths."""
+    runner = HFRunner(get_system("tiny", system_file(tmp_path, checkpoints[architecture])))
+    assert runner.packed_tails is packed
+    shared = Item("x:1", "x", "E", "1", None, None, None, None, "Two versions differ.", "Which?",
+                  (Option("same", "s"), Option("yes_only_A", "a"), Option("yes_only_B", "b")), "same")
+    items = [*read_items(items_dir / f"{FAMILY}.jsonl")[:4], shared]
+    records: dict[str, dict] = {}
+    runner.run(items, lambda record: records.__setitem__(record["id"], record), RunCounters(), lambda entry: None)
+    for item in items:
+        expected = reference_scores(runner, item)
+        weights = [math.exp(v - max(expected)) for v in expected]
+        for key, w in zip(item.option_keys, weights, strict=True):
+            assert abs(records[item.id]["p"][key] - w / sum(weights)) < 1e-5, (architecture, item.id, key)

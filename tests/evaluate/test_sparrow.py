@@ -79,7 +79,8 @@ def test_the_same_bytes_on_every_run_and_thread_setting(items: Path, tmp_path: P
             env["OPENBLAS_CORETYPE"] = "Sandybridge"  # what an older CPU would pick: the server's own setting wins
         runs = tmp_path / f"runs-{n}"
         done = subprocess.run([sys.executable, "-m", "decisionpivot.cli", "evaluate", "--system", MODELS[1],
-                               "--items", str(items), "--runs", str(runs)], env=env, capture_output=True, text=True,
+                               "--items", str(items), "--runs", str(runs), "--allow-modified-items"], env=env,
+                              capture_output=True, text=True,
                               timeout=900)
         assert done.returncode == 0, done.stderr[-2000:]
         outputs.append({p.name: p.read_bytes() for p in sorted((runs / MODELS[1]).iterdir())})
@@ -103,7 +104,8 @@ def _children(pid: int) -> list[int]:
 def test_a_killed_evaluation_leaves_no_server_behind(items: Path, tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     proc = subprocess.Popen([sys.executable, "-m", "decisionpivot.cli", "evaluate", "--system", MODELS[0],
-                             "--items", str(items), "--runs", str(runs)], stdout=subprocess.DEVNULL,
+                             "--items", str(items), "--runs", str(runs), "--allow-modified-items"],
+                            stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     answers = runs / MODELS[0] / f"{FAMILIES[0]}.jsonl"
     deadline = time.monotonic() + 120
@@ -122,7 +124,8 @@ def test_a_killed_evaluation_leaves_no_server_behind(items: Path, tmp_path: Path
              and Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"]
     assert not alive, "the server ends with the dp that started it"
     # and the next run resumes where the killed one stopped
-    [run, *_] = evaluate_system(get_system(MODELS[0]), items, runs, tasks=[FAMILIES[0]], progress=False)
+    [run, *_] = evaluate_system(get_system(MODELS[0]), items, runs, tasks=[FAMILIES[0]], progress=False,
+                                allow_modified_items=True)
     assert run.already >= 20 and run.answered == len(read_items(items / f"{FAMILIES[0]}.jsonl"))
 
 
@@ -132,7 +135,8 @@ def test_a_server_that_will_not_start_is_one_error_line(tmp_path: Path, items: P
         "kind": "systemone", "model": "no-such-model", "serve_ready_s": 20,
         "serve": ["{python}", "-m", "sparrow_decider.cli", "--model", "no-such-model", "serve", "--port", "{port}"]}}}))
     done = subprocess.run([sys.executable, "-m", "decisionpivot.cli", "evaluate", "--system", "broken", "--config",
-                           str(config), "--items", str(items), "--limit", "2"], capture_output=True, text=True,
+                           str(config), "--items", str(items), "--limit", "2", "--allow-modified-items"],
+                          capture_output=True, text=True,
                           timeout=120, cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.startswith("error: system 'broken': its server exited with status") and \

@@ -125,7 +125,7 @@ def test_served_and_in_process_agree_and_score(tmp_path: Path, served: str, tiny
     runs = tmp_path / "runs"
     for system in ("served", "local"):
         main(["evaluate", "--system", system, "--config", str(config), "--items", str(two_families),
-              "--runs", str(runs)])
+              "--runs", str(runs), "--allow-modified-items"])  # a sample of the release: no draw
     for task in FAMILIES:
         served_answers, local_answers = answers(runs, "served", task), answers(runs, "local", task)
         assert len(served_answers) == len(local_answers) == len(read_items(two_families / f"{task}.jsonl")) >= 60
@@ -136,11 +136,11 @@ def test_served_and_in_process_agree_and_score(tmp_path: Path, served: str, tiny
             assert max(abs(record["p"][k] - other[k]) for k in other) <= TOLERANCE
             assert record["input_tokens"] > 0 and record["tokens"] == 0
     meta = json.loads((runs / "served" / "fact_answerable.meta.json").read_text())
-    assert meta["readout"] == "systemone/noul" and meta["items_check"] == "manifest"
+    assert meta["readout"] == "systemone/noul" and meta["items_check"].startswith("modified (--allow-modified-items)")
     capsys.readouterr()
     out = tmp_path / "reports"
     main(["score", "--runs", str(runs), "--items", str(two_families), "--reference", "", "--out", str(out),
-          "--resamples", "50", "--nofigures"])
+          "--resamples", "50", "--nofigures", "--allow-modified-items"])
     board = (out / "leaderboard.md").read_text()
     assert "served" in board and "local" in board
     scores = json.loads((out / "scores.json").read_text())
@@ -155,12 +155,13 @@ def test_a_wrong_model_name_stops_early_then_the_fixed_config_runs(tmp_path: Pat
                                                   "model: qwen-typo, concurrency: 1}\n")
     runs = tmp_path / "runs"
     with pytest.raises(StopRun, match=r"HTTP 400: Server is pinned to"):
-        evaluate_system(get_system("s1", wrong), two_families, runs, tasks=["fact_answerable"], progress=False)
+        evaluate_system(get_system("s1", wrong), two_families, runs, tasks=["fact_answerable"], progress=False,
+                        allow_modified_items=True)
     assert (runs / "s1" / "fact_answerable.jsonl").read_text() == ""  # nothing recorded to resume wrongly
     fixed = write_config(tmp_path / "fixed.yaml", f"systems:\n  s1: {{kind: systemone, base_url: '{served}', "
                                                   f"model: '{tiny_decider}'}}\n")
     [run] = evaluate_system(get_system("s1", fixed), two_families, runs, tasks=["fact_answerable"], limit=20,
-                            progress=False)
+                            progress=False, allow_modified_items=True)
     assert run.answered == 20
 
 
@@ -170,7 +171,7 @@ def test_an_unexpected_field_is_a_422_config_error_not_600_records(tmp_path: Pat
                                                f"model: '{tiny_decider}', extra_body: {{bogus: 1}}}}\n")
     with pytest.raises(StopRun, match=r"HTTP 422: body.bogus: Extra inputs are not permitted"):
         evaluate_system(get_system("s2", config), two_families, tmp_path / "runs", tasks=["policy_case"],
-                        progress=False)
+                        progress=False, allow_modified_items=True)
 
 
 def test_http_400_records_of_a_wrong_model_are_transient_and_asked_again_under_the_fixed_config(
@@ -181,13 +182,13 @@ def test_http_400_records_of_a_wrong_model_are_transient_and_asked_again_under_t
     wrong = write_config(tmp_path / "wrong.yaml", f"systems:\n  s3: {{kind: systemone, base_url: '{served}', "
                                                   "model: typo-model, max_attempts: 1}\n")
     [first] = evaluate_system(get_system("s3", wrong), two_families, runs, tasks=["policy_case"], limit=5,
-                              progress=False)
+                              progress=False, allow_modified_items=True)
     records = [json.loads(line) for line in first.path.read_text().splitlines()]
     assert first.transient == 5 and all(r["transient"] is True and "HTTP 400: Server is pinned" in r["error"]
                                         for r in records)
     text = f"systems:\n  s3: {{kind: systemone, base_url: '{served}', model: '{tiny_decider}'}}\n"
     [again] = evaluate_system(get_system("s3", write_config(tmp_path / "fixed.yaml", text)), two_families, runs,
-                              tasks=["policy_case"], limit=5, progress=False)
+                              tasks=["policy_case"], limit=5, progress=False, allow_modified_items=True)
     assert again.answered == 5 and again.errors == 0
 
 
@@ -215,7 +216,7 @@ def evaluate_both(tmp_path: Path, url: str, served_model: Path, local_model: Pat
     runs = tmp_path / "runs"
     for system in ("served", "local"):
         main(["evaluate", "--system", system, "--config", str(config), "--items", str(items), "--runs", str(runs),
-              *options])
+              "--allow-modified-items", *options])  # the sample of tests/conftest.py:write_release_sample
     return runs
 
 

@@ -143,7 +143,8 @@ def test_decision_apis_ask_together_and_record_the_items_answer(
     with EveryQuestionServer(shape) as server:
         config.write_text(json.dumps({"systems": {"api": {"kind": kind, "base_url": server.base_url, "model": "m",
                                                           "max_attempts": 1}}}))
-        results = evaluate_system(get_system("api", config), suite, tmp_path / "runs", progress=False)
+        results = evaluate_system(get_system("api", config), suite, tmp_path / "runs", progress=False,
+                                  allow_modified_items=True)  # a hand-framed suite: no draw of this package
     sizes = {len(body["questions"]) for body in server.requests}
     assert sizes == {1, 2}, "together items carry their companion, every other item is asked alone"
     for result in results:
@@ -161,11 +162,12 @@ def test_decision_apis_ask_together_and_record_the_items_answer(
 def test_the_uniform_baseline_asks_one_question_and_stays_invariant(tmp_path: Path, suite: Path) -> None:
     """The real built-in uniform baseline, through dp evaluate and the scorer: its meta says one question per
     request, and no framing moves it."""
-    results = evaluate_system(get_system("uniform"), suite, tmp_path / "runs", progress=False)
+    results = evaluate_system(get_system("uniform"), suite, tmp_path / "runs", progress=False,
+                              allow_modified_items=True)
     for result in results:
         meta = json.loads(result.path.with_name(f"{result.task}.meta.json").read_text())
         assert meta["questions_per_request"] == "one"
-    loaded = load_runs(tmp_path / "runs", suite, None, ["uniform"], ())
+    loaded = load_runs(tmp_path / "runs", suite, None, ["uniform"], (), allow_modified_items=True)
     scored = {e.metric: e.value for e in score_invariance(loaded.core, loaded.answers, ["uniform"], 20)
               if e.task == MACRO}
     assert scored["flip_rate"] == 0 and scored["negation_coherence"] == 100 and scored["negation_gap"] == 0
@@ -179,7 +181,8 @@ def test_core_items_record_no_questions_per_request(tmp_path: Path) -> None:
     folder = tmp_path / "core"
     folder.mkdir()
     write_items(folder / "policy_case.jsonl", list(cached_draw("policy_case").items[:3]))
-    [result] = evaluate_system(get_system("uniform"), folder, tmp_path / "runs", progress=False)
+    [result] = evaluate_system(get_system("uniform"), folder, tmp_path / "runs", progress=False,
+                               allow_modified_items=True)  # three items of a draw: no draw
     assert "questions_per_request" not in json.loads(result.path.with_name("policy_case.meta.json").read_text())
     assert read_layout(folder / "policy_case.jsonl").size == 3
 
@@ -189,7 +192,7 @@ def test_sparrow_answers_each_question_of_a_request_on_its_own(tmp_path: Path, s
     """The real System One server of sparrow-decider takes the item's question and its companion in one request;
     it answers questions independently, so a together item gets exactly its plain item's answer."""
     pytest.importorskip("sparrow_decider")
-    results = evaluate_system(get_system(model), suite, tmp_path / "runs", progress=False)
+    results = evaluate_system(get_system(model), suite, tmp_path / "runs", progress=False, allow_modified_items=True)
     for result in results:
         assert json.loads(result.path.with_name(f"{result.task}.meta.json").read_text())[
             "questions_per_request"] == "several"

@@ -72,6 +72,16 @@ def test_what_is_written_in_clear_is_the_allow_list() -> None:
         "https://[REDACTED]@host:8443/v1/x?api-version=[REDACTED]"
 
 
+def test_every_setting_of_every_kind_is_written_by_a_deliberate_rule() -> None:
+    """A setting a kind adds is hashed until it is closed (a number, a choice) or listed in CLEAR_SETTINGS: these are
+    the settings written as hashes today, each a value that may be a secret or free text."""
+    from decisionpivot.evaluate.kinds import WRITTEN_FORMS, kinds
+
+    hashed_settings = {key for spec in kinds().values() for key, setting in spec.settings.items()
+                       if not getattr(setting.check, "closed", False) and key not in CLEAR_SETTINGS}
+    assert hashed_settings == {"api_key_env", "basic_user", "headers", "extra_body", "options", *WRITTEN_FORMS}
+
+
 def test_a_hash_is_salted_by_the_name_and_the_same_everywhere() -> None:
     """scrypt of the value, salted by the setting's name: no machine, run or process changes it (a resume, shards
     from several machines and the pipeline's bytes rely on it)."""

@@ -110,16 +110,21 @@ def test_params_name_the_released_suite() -> None:
 
 
 def test_items_the_generators_did_not_draw_are_refused(core_folder: Path, tmp_path: Path) -> None:
-    """The irrelevant text is kept clear of the decisive values of the rebuilt groups, so the items must be
-    the generators' draw: an edited state is refused with the group named, not framed."""
+    """The items must be the generators' draw: an edited state is refused before anything is written (the rule of
+    every verb, decisionpivot.item_origin), and even with --allow-modified-items the irrelevant text, kept clear of
+    the decisive values of the rebuilt groups, refuses it with the group named, not framed."""
     items = read_items(core_folder / "log_claim.jsonl")
     target = sample_groups(items, SUITE_SEED)[0]
     edited = [i if i.group != target else Item(**{**i.__dict__, "state": f"{i.state}\nEdited."}) for i in items]
     core = tmp_path / "core"
     write_items(core / "log_claim.jsonl", edited)
     rebuild_manifest(core, RELEASE_SEED)
-    with pytest.raises(DecisionPivotError, match=f"group {target} of the items is not what"):
+    with pytest.raises(DecisionPivotError, match=r"log_claim.jsonl: SHA-256 \w+ is not \w+, the log_claim items the "
+                                                 r"package's released core"):
         write_suite(core, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(DecisionPivotError, match=f"group {target} of the items is not what"):
+        write_suite(core, tmp_path / "out", allow_modified_items=True)
 
 
 def test_command_line_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

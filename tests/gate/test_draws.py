@@ -1,7 +1,11 @@
 """What `dp gate` refuses to calibrate on: draws that are not fresh, not independent, not of the release's
 generators and plan, or answered with another configuration than the release answers; and `dp score --gate`
 refusing a gate.json made from other runs. Each case is a real draw of tests/gate/conftest.py, altered as a
-careless user (or a copy command) would."""
+careless user (or a copy command) would.
+
+Every altered draw is first refused because this package does not draw it again byte for byte
+(:mod:`decisionpivot.item_origin`); the checks of what makes a draw fresh, independent and on the plan still hold
+under ``--allow-modified-items``, and the cases below pass it to show that."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from decisionpivot import BENCHMARK_VERSION
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.gate.calibration import discover_seeds, parse_seeds, state_sha256
 from decisionpivot.gate.method import guarantee_text
@@ -49,8 +54,13 @@ def _draw(project: Project, roots: Path, seed: int, source: Path, edits: dict[st
     shutil.copytree(project.root / project.calibration / f"seed-{SEEDS[0]}", roots / "runs" / f"seed-{seed}")
 
 
-def _gate(project: Project, roots: Path, seeds: tuple[int, ...]) -> None:
-    gate_runs(project.runs, project.items, roots / "runs", roots / "fresh", seeds, SETTINGS)
+def _gate(project: Project, roots: Path, seeds: tuple[int, ...], allow_modified_items: bool = True) -> None:
+    with pytest.raises(DecisionPivotError, match=rf"seed-{seeds[-1]}/\w+\.jsonl: SHA-256 \w+ is not \w+, the \w+ "
+                                                 rf"items this package's generators draw for core \S+ with seed "
+                                                 rf"{seeds[-1]}\. .*--allow-modified-items"):
+        gate_runs(project.runs, project.items, roots / "runs", roots / "fresh", seeds, SETTINGS)
+    gate_runs(project.runs, project.items, roots / "runs", roots / "fresh", seeds, SETTINGS,
+              allow_modified_items=allow_modified_items)
 
 
 @pytest.fixture
@@ -179,8 +189,53 @@ def test_a_draw_without_a_family_refuses_that_family_and_says_why(here: Project,
     manifest = json.loads((items / "MANIFEST.json").read_text())
     del manifest["families"]["policy_case"]
     (items / "MANIFEST.json").write_text(json.dumps(manifest))
-    gating = gate_runs(here.runs, here.items, tmp_path / "runs", tmp_path / "fresh", (7,), SETTINGS)
+    gating = gate_runs(here.runs, here.items, tmp_path / "runs", tmp_path / "fresh", (7,), SETTINGS,
+                       allow_modified_items=True)  # seed 101's items re-manifested as seed 7
+    assert [label for label, how in gating.item_checks if how.startswith("modified")] == [
+        "seed-7/fact_answerable", "seed-7/record_rule"]
     oracle = next(g for g in gating.systems if g.system == "oracle")
     assert oracle.families["policy_case"].decision == REFUSED
     assert oracle.families["policy_case"].reason == "calibration seed 7: no policy_case items in the draw"
     assert oracle.pooled.reason == "refused for policy_case"
+
+
+def test_a_copied_draw_with_spaced_states_re_manifested_as_another_seed_is_not_a_draw(here: Project,
+                                                                                    tmp_path: Path) -> None:
+    """Issue 37, case 1: seed 101's draw copied with a trailing space on every state and its lines reversed, then
+    re-manifested by `dp manifest --seed 104` and answered: every state is new, the plan is the release's, so
+    `dp gate` took it as a second independent draw (3.5% errors went from "do not automate" to "automate"). This
+    package draws seed 104 itself (its hashes ship with the package): the copy is not it."""
+    from decisionpivot.evaluate.run import evaluate_system
+    from decisionpivot.evaluate.systems import get_system
+    from decisionpivot.gate.report import write_gate
+    from decisionpivot.generate.run import rebuild_manifest
+
+    copy = tmp_path / "fresh" / "seed-104"
+    copy.mkdir(parents=True)
+    for family in FAMILIES:
+        records = _lines(here.fresh / f"seed-{SEEDS[0]}" / f"{family}.jsonl")
+        _write_lines(copy / f"{family}.jsonl", [{**r, "state": r["state"] + " "} for r in reversed(records)])
+    rebuild_manifest(copy, 104, benchmark_version=BENCHMARK_VERSION)  # what `dp manifest --seed 104` writes
+    shutil.copytree(here.calibration / f"seed-{SEEDS[0]}", tmp_path / "runs" / f"seed-{SEEDS[0]}")
+    shutil.copytree(here.fresh / f"seed-{SEEDS[0]}", tmp_path / "fresh" / f"seed-{SEEDS[0]}")
+    config = here.root / "systems-calibration.yaml"
+    evaluate_system(get_system("oracle", config), copy, tmp_path / "runs" / "seed-104", progress=False,
+                    allow_modified_items=True)
+    seeds = (SEEDS[0], 104)
+    with pytest.raises(DecisionPivotError, match=r"seed-104/fact_answerable\.jsonl: SHA-256 \w+ is not \w+, the "
+                                                 r"fact_answerable items the package's known draw for core \S+ with "
+                                                 r"seed 104\. Draw them again with `dp generate --seed 104"):
+        gate_runs(here.runs, here.items, tmp_path / "runs", tmp_path / "fresh", seeds, SETTINGS)
+    gating = gate_runs(here.runs, here.items, tmp_path / "runs", tmp_path / "fresh", seeds, SETTINGS,
+                       allow_modified_items=True)
+    checks = dict(gating.item_checks)
+    assert checks[f"seed-{SEEDS[0]}/fact_answerable"] == f"re-derived core {BENCHMARK_VERSION} seed {SEEDS[0]}"
+    assert all(checks[f"seed-104/{family}"].startswith("modified (--allow-modified-items): SHA-256")
+               for family in FAMILIES)
+    written = write_gate(gating, tmp_path / "reports")
+    for path in written:
+        text = path.read_text(encoding="utf-8")
+        assert "seed-104/fact_answerable" in text, path  # every output names the items read under the flag
+    assert "**Items read with --allow-modified-items" in (tmp_path / "reports" / "gate.md").read_text()
+    certificate = json.loads((tmp_path / "reports" / "gate" / "oracle.json").read_text())
+    assert sorted(certificate["modified_items"]) == [f"seed-104/{family}" for family in FAMILIES]

@@ -93,7 +93,7 @@ def test_inspect_eval_imports_to_dp_evaluates_answers_and_scores_the_same(
     assert sum("p" in r for r in imported.values()) > 300 and sum("error" in r for r in imported.values()) > 100
     meta = json.loads((runs / "inspected" / "policy_case.meta.json").read_text())
     assert meta["kind"] == "inspect" and meta["readout"] == "chat/verbalised"
-    assert meta["items_check"] == "manifest+release" and meta["answers"] + meta["errors"] == 600
+    assert meta["items_check"] == "released core 1.2" and meta["answers"] + meta["errors"] == 600
     assert meta["harness"]["name"] == "inspect_ai" and meta["harness"]["version"]
     [entry] = meta["harness"]["logs"]
     assert entry["task"] == "decisionpivot/policy_case" and entry["status"] == "success" and entry["eval_id"]

@@ -128,7 +128,7 @@ def test_export_writes_a_task_per_family_and_the_two_groups(exported: Path, rele
     assert all(d["choices"][d["gold"]] == i.answer and d["system_message"] == SYSTEM_MESSAGE
                for d, i in zip(docs, items, strict=True))
     marker = json.loads((exported / MARKER).read_text())
-    assert marker["tasks"]["policy_case"]["items_check"] == "manifest+release"
+    assert marker["tasks"]["policy_case"]["items_check"] == "released core 1.2"
 
 
 def test_export_refuses_a_foreign_folder_and_refreshes_its_own(tmp_path: Path, release_items: Path) -> None:
@@ -150,7 +150,8 @@ def test_export_checks_the_items_first(tmp_path: Path, release_items: Path) -> N
     shutil.copytree(release_items, items)
     path = items / "policy_case.jsonl"
     path.write_text(path.read_text().replace("approve", "approved", 1))
-    with pytest.raises(DecisionPivotError, match=r"recorded in MANIFEST\.json"):
+    with pytest.raises(DecisionPivotError, match=r"policy_case\.jsonl: SHA-256 \w+ is not \w+, the policy_case "
+                                                 r"items the package's released core"):
         export_lm_eval(tmp_path / "out", items)
     assert not (tmp_path / "out").exists()
 

@@ -17,7 +17,7 @@ def test_each_item_is_identified_by_the_hash_of_its_line(release_items: Path) ->
     task = release_tasks(release_items, ["policy_case"])["policy_case"]
     lines = (release_items / "policy_case.jsonl").read_bytes().splitlines()
     assert [item_sha256(i) for i in task.items] == [hashlib.sha256(line).hexdigest() for line in lines]
-    assert task.check == "manifest+release" and len(task.items) == 600
+    assert task.check == "released core 1.2" and len(task.items) == 600
 
 
 def test_a_changed_items_file_is_refused(tmp_path: Path, release_items: Path) -> None:
@@ -25,7 +25,8 @@ def test_a_changed_items_file_is_refused(tmp_path: Path, release_items: Path) ->
     shutil.copytree(release_items, items)
     path = items / "fact_answerable.jsonl"
     path.write_bytes(path.read_bytes().replace(b'"answer": "yes"', b'"answer": "no"', 1))
-    with pytest.raises(DecisionPivotError, match=r"recorded in MANIFEST\.json"):
+    with pytest.raises(DecisionPivotError, match=r"fact_answerable\.jsonl: SHA-256 \w+ is not \w+, the "
+                                                 r"fact_answerable items the package.s released core"):
         release_tasks(items, ["fact_answerable"])
     with pytest.raises(DecisionPivotError, match="unknown task 'nope'"):
         release_tasks(items, ["nope"])
@@ -38,6 +39,6 @@ def test_without_a_folder_the_release_items_are_drawn_first(tmp_path: Path, rele
     folder = ensure_release_items(None)
     assert folder == Path("datasets") / "core" / BENCHMARK_VERSION
     assert "generating the release core items first" in capsys.readouterr().err
-    assert release_tasks(folder, ["policy_case"])["policy_case"].check == "manifest+release"
+    assert release_tasks(folder, ["policy_case"])["policy_case"].check == "released core 1.2"
     assert (folder / "policy_case.jsonl").read_bytes() == (release_items / "policy_case.jsonl").read_bytes()
     assert ensure_release_items(None) == folder and capsys.readouterr().err == ""  # drawn once

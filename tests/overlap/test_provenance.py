@@ -83,14 +83,14 @@ def test_dp_score_shows_the_flags_in_the_leaderboard_notes_and_provenance_md(tmp
     items, runs, systems = write_synthetic_core(tmp_path / "core", 2, (CORE_SHAPES[0],))
     out = tmp_path / "reports"
     plain = dp("score", "--runs", str(runs), "--items", str(items), "--out", str(out), "--resamples", "20",
-               "--nofigures")
+               "--nofigures", "--allow-modified-items")
     assert plain.returncode == 0, plain.stderr
     assert not (out / "provenance.md").exists() and "Training docs" not in plain.stdout
     folder = runs.parent / "provenance"
     folder.mkdir()
     (folder / f"{systems[1]}.yaml").write_text(GOOD.replace("model-x", systems[1]))
     result = dp("score", "--runs", str(runs), "--items", str(items), "--out", str(out), "--resamples", "20",
-                "--nofigures")
+                "--nofigures", "--allow-modified-items")
     assert result.returncode == 0, result.stderr
     leaderboard = (out / "leaderboard.md").read_text()
     row = next(line for line in leaderboard.splitlines() if f"| {systems[1]} |" in line)
@@ -102,6 +102,6 @@ def test_dp_score_shows_the_flags_in_the_leaderboard_notes_and_provenance_md(tmp
     assert f"No provenance file (every task unknown): {systems[0]}." in table
     (folder / f"{systems[1]}.yaml").write_text("tasks:\n  hatecheck: yes\n")
     broken = dp("score", "--runs", str(runs), "--items", str(items), "--out", str(tmp_path / "r2"), "--resamples",
-                "20", "--nofigures")
+                "20", "--nofigures", "--allow-modified-items")
     assert broken.returncode == 2 and f"{systems[1]}.yaml:2: tasks.hatecheck: 'yes' needs the document" in broken.stderr
     shutil.rmtree(folder)

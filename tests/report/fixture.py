@@ -93,7 +93,7 @@ def chat_sim(items_dir: Path, runs: Path, families: Sequence[str]) -> None:
                 lines.append({"id": item.id, "p": p, **extra})
         (folder / f"{family}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
         meta = {"task": family, "system": config, "kind": "chat", "readout": "chat/verbalised",
-                "items_file": str(path), "items_sha256": sha256_file(path), "items_check": "manifest+release",
+                "items_file": str(path), "items_sha256": sha256_file(path), "items_check": "released core 1.2",
                 "allow_modified_items": False, "permutation": None, "package_version": __version__,
                 "items": len(items), "answers": len(items) - 2, "errors": 2}
         (folder / f"{family}.meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
@@ -164,7 +164,8 @@ def build_fixture(root: Path, families: Sequence[str] = FAMILIES, skills: dict[s
     reference = reference_items(root / "reference")
     for name in names:
         evaluate_system(get_system(name, config), items, runs, progress=False)
-        evaluate_system(get_system(name, config), reference, runs, progress=False)
+        evaluate_system(get_system(name, config), reference, runs, progress=False,
+                        allow_modified_items=True)  # synthetic reference tasks: no card, no draw
     if HEURISTIC.split(".")[1] in families:
         evaluate_system(get_system(HEURISTIC, config), items, runs, progress=False)
         names.append(HEURISTIC)
@@ -184,7 +185,7 @@ def build_fixture(root: Path, families: Sequence[str] = FAMILIES, skills: dict[s
         for name in ["uniform", *skills]:
             evaluate_system(get_system(name, config), suite, suite_runs, progress=False)
     score_runs(runs, items, reference, reports, resamples=resamples, tasks=REFERENCE, partial=extras,
-               invariance=suite, invariance_runs=suite_runs or "runs-invariance")
+               invariance=suite, invariance_runs=suite_runs or "runs-invariance", allow_modified_items=True)
     if extras:
         rerun = _systems_file(root / "systems-rerun.yaml", skills, salt="-rerun")
         runs_b = root / "runs-rerun"

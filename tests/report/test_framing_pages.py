@@ -26,8 +26,9 @@ def scored_suite(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("framing-view")
     suite = write_suite(root / "suite", {f: framed_family(cached_draw(f).items, 2) for f in FAMILIES})
     runs = write_runs(root / "runs", suite, CHOSEN)
-    score_runs(runs, suite, None, root / "reports", resamples=10, tasks=(), figures=False)
-    built = report_site(root / "reports", suite, runs, progress=False)
+    score_runs(runs, suite, None, root / "reports", resamples=10, tasks=(), figures=False,
+               allow_modified_items=True)  # a hand-framed suite: no draw of this package
+    built = report_site(root / "reports", suite, runs, progress=False, allow_modified_items=True)
     return {"root": root, "suite": suite, "runs": runs, "reports": root / "reports", "site": built.out}
 
 
@@ -73,9 +74,10 @@ def test_a_groups_plain_and_framed_members_side_by_side_with_what_changed(scored
 
 
 def test_the_framing_view_is_the_same_bytes_on_every_build(scored_suite: dict[str, Path]) -> None:
-    inputs = read_inputs(scored_suite["reports"], scored_suite["suite"], scored_suite["runs"], None, None, None)
-    first = build_files(inputs, False, suite_runs(inputs, None, "unused"))
-    second = build_files(inputs, False, suite_runs(inputs, None, "unused"))
+    inputs = read_inputs(scored_suite["reports"], scored_suite["suite"], scored_suite["runs"], None, None, None,
+                         allow_modified_items=True)
+    first = build_files(inputs, False, suite_runs(inputs, None, "unused")[0])
+    second = build_files(inputs, False, suite_runs(inputs, None, "unused")[0])
     assert {k: v for k, v in first.items() if k.startswith("framings")} == \
            {k: v for k, v in second.items() if k.startswith("framings")}
 
@@ -88,15 +90,16 @@ def test_a_suite_beside_the_core_gets_its_framing_view(scored_suite: dict[str, P
         write_items(core / f"{family}.jsonl", list(cached_draw(family).items[:12]))
     core_runs = write_runs(root / "core-runs", core, CHOSEN)
     score_runs(core_runs, core, None, root / "core-reports", resamples=10, tasks=(), figures=False,
-               invariance=scored_suite["suite"], invariance_runs=scored_suite["runs"])
+               invariance=scored_suite["suite"], invariance_runs=scored_suite["runs"], allow_modified_items=True)
     built = report_site(root / "core-reports", core, core_runs, progress=False, invariance=scored_suite["suite"],
-                        invariance_runs=scored_suite["runs"])
+                        invariance_runs=scored_suite["runs"], allow_modified_items=True)
     assert (built.out / "framings" / "policy_case.html").is_file()
-    plain_site = report_site(root / "core-reports", core, core_runs, out=root / "plain-site", progress=False)
+    plain_site = report_site(root / "core-reports", core, core_runs, out=root / "plain-site", progress=False,
+                             allow_modified_items=True)
     assert not (plain_site.out / "framings.html").exists()
     with pytest.raises(DecisionPivotError, match="not an invariance suite"):
         report_site(root / "core-reports", core, core_runs, out=root / "bad-site", progress=False,
-                    invariance=core, invariance_runs=core_runs)
+                    invariance=core, invariance_runs=core_runs, allow_modified_items=True)
 
 
 def test_what_changed_marks_the_reworded_words() -> None:

@@ -220,7 +220,7 @@ def test_loading_runs_excludes_tasks_with_reasons_and_collects_warnings(tmp_path
     write_answers(tmp_path / "runs" / "partial", "policy_case", sha, full[:290])
     write_answers(tmp_path / "runs" / "partial", "unknown_task", sha, full[:1])
     (tmp_path / "runs" / "nothing").mkdir()
-    loaded = load_runs(tmp_path / "runs", tmp_path / "items")
+    loaded = load_runs(tmp_path / "runs", tmp_path / "items", allow_modified_items=True)  # synthetic items
     assert loaded.systems == ("complete", "nothing", "partial")
     assert set(loaded.answers) == {("complete", "policy_case")}
     reasons = {(x.system, x.task): x.reason for x in loaded.exclusions}
@@ -231,7 +231,7 @@ def test_loading_runs_excludes_tasks_with_reasons_and_collects_warnings(tmp_path
     assert any("300 probabilities for keys that are not listed options" in w for w in loaded.warnings)
     assert any("unknown_task.jsonl: no items for task 'unknown_task'" in w for w in loaded.warnings)
     with pytest.raises(AnswerFileError, match="unknown system 'ghost'"):
-        load_runs(tmp_path / "runs", tmp_path / "items", systems=["ghost"])
+        load_runs(tmp_path / "runs", tmp_path / "items", systems=["ghost"], allow_modified_items=True)
 
 
 def test_values_that_are_no_distribution_are_failed_records(tmp_path: Path, layout: TaskLayout) -> None:

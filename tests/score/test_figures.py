@@ -17,7 +17,7 @@ def figures(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("figures")
     small = [replace(shape, groups=20) for shape in CORE_SHAPES]  # the legend needs systems, not items
     items, runs, _ = write_synthetic_core(root, systems=25, shapes=small)
-    score_runs(runs, items, None, root / "reports", tasks=(), resamples=20)
+    score_runs(runs, items, None, root / "reports", tasks=(), resamples=20, allow_modified_items=True)
     return root / "reports" / "figures"
 
 

@@ -43,7 +43,8 @@ def test_dp_score_on_a_suite_writes_the_invariance_section_tables_and_columns(fo
     out = folders["root"] / "reports-suite"
     done = subprocess.run(
         [sys.executable, "-m", "decisionpivot.cli", "score", "--items", str(folders["suite"]), "--runs",
-         str(folders["inv"]), "--out", str(out), "--reference", "", "--resamples", "20", "--nofigures"],
+         str(folders["inv"]), "--out", str(out), "--reference", "", "--resamples", "20", "--nofigures",
+         "--allow-modified-items"],  # hand-made suite and core: not what this package draws
         capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600)
     assert done.returncode == 0, done.stderr
     section = json.loads((out / "scoring.json").read_text())["invariance"]
@@ -73,14 +74,14 @@ def test_dp_score_on_a_suite_writes_the_invariance_section_tables_and_columns(fo
 def test_a_suite_scored_beside_the_core_adds_its_columns_to_the_core_leaderboard(folders: dict[str, Path]) -> None:
     out = folders["root"] / "reports-both"
     scoring = score_runs(folders["runs"], folders["core"], None, out, resamples=20, tasks=(), figures=False,
-                         invariance=folders["suite"], invariance_runs=folders["inv"])
+                         invariance=folders["suite"], invariance_runs=folders["inv"], allow_modified_items=True)
     assert scoring.core_tasks == FAMILIES
     robust = scoring.get("steering_follower", INVARIANCE, MACRO, "robust_pair_accuracy")
     assert robust is not None and robust.value == 0
     assert scoring.get("oracle", "core", MACRO, "pair_accuracy").value == 100
     assert "| Robust pair acc. | Flip rate |" in (out / "leaderboard.md").read_text()
     only_core = score_runs(folders["runs"], folders["core"], None, folders["root"] / "core-only", resamples=20,
-                           tasks=(), figures=False)
+                           tasks=(), figures=False, allow_modified_items=True)
     assert only_core.invariance == ()
     assert "Robust pair acc." not in (folders["root"] / "core-only" / "leaderboard.md").read_text()
     assert "invariance" not in json.loads((folders["root"] / "core-only" / "scoring.json").read_text())
@@ -89,7 +90,8 @@ def test_a_suite_scored_beside_the_core_adds_its_columns_to_the_core_leaderboard
 def test_core_items_given_as_the_suite_are_an_error_naming_the_folder(folders: dict[str, Path]) -> None:
     with pytest.raises(DecisionPivotError, match="not an invariance suite"):
         score_runs(folders["runs"], folders["core"], None, folders["root"] / "wrong", resamples=20, tasks=(),
-                   figures=False, invariance=folders["core"], invariance_runs=folders["runs"])
+                   figures=False, invariance=folders["core"], invariance_runs=folders["runs"],
+                   allow_modified_items=True)
 
 
 def test_dp_score_and_dp_report_take_a_suite_beside_the_core(folders: dict[str, Path]) -> None:
@@ -98,7 +100,7 @@ def test_dp_score_and_dp_report_take_a_suite_beside_the_core(folders: dict[str, 
     done = subprocess.run(
         [sys.executable, "-m", "decisionpivot.cli", "score", "--items", str(folders["core"]), "--runs",
          str(folders["runs"]), "--out", str(out), "--reference", "", "--resamples", "20", "--nofigures",
-         "--invariance", str(folders["suite"]), "--invariance-runs", str(folders["inv"])],
+         "--invariance", str(folders["suite"]), "--invariance-runs", str(folders["inv"]), "--allow-modified-items"],
         capture_output=True, text=True, env=common, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "| Robust pair acc. | Flip rate |" in (out / "leaderboard.md").read_text()
@@ -106,7 +108,8 @@ def test_dp_score_and_dp_report_take_a_suite_beside_the_core(folders: dict[str, 
     done = subprocess.run(
         [sys.executable, "-m", "decisionpivot.cli", "report", "--reports", str(out), "--items", str(folders["core"]),
          "--runs", str(folders["runs"]), "--out", str(out / "site"), "--gate", "", "--stability", "", "--partial",
-         "", "--invariance", str(folders["suite"]), "--invariance-runs", str(folders["inv"])],
+         "", "--invariance", str(folders["suite"]), "--invariance-runs", str(folders["inv"]),
+         "--allow-modified-items"],
         capture_output=True, text=True, env=common, timeout=600)
     assert done.returncode == 0, done.stderr
     assert (out / "site" / "framings" / "fact_answerable.html").is_file()

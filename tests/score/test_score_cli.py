@@ -40,7 +40,8 @@ def synthetic(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, lis
 def test_dp_score_writes_every_output(synthetic: tuple[Path, Path, list[str]], tmp_path: Path) -> None:
     items, runs, _ = synthetic
     out = tmp_path / "reports"
-    result = dp("score", "--runs", str(runs), "--items", str(items), "--out", str(out), "--resamples", "60")
+    result = dp("score", "--runs", str(runs), "--items", str(items), "--out", str(out), "--resamples", "60",
+                "--allow-modified-items")  # synthetic items: no draw of this package
     assert result.returncode == 0, result.stderr
     assert "| 1 | system02 |" in result.stdout  # the strongest synthetic system leads
     expected = [
@@ -62,7 +63,7 @@ def test_dp_score_writes_every_output(synthetic: tuple[Path, Path, list[str]], t
     for name in expected + figures:
         assert (out / name).stat().st_size > 0, name
     records = json.loads((out / "scores.json").read_text())
-    assert all(list(r) == RECORD_KEYS for r in records)
+    assert all(list(r) == [*RECORD_KEYS, "modified_items"] and r["modified_items"] is True for r in records)
     macro = {(r["system"], r["metric"]): r for r in records if r["task"] == "macro" and r["level"] is None}
     for metric in (
         "pair_accuracy",
@@ -109,7 +110,8 @@ def test_bad_answer_file_is_one_clear_line(synthetic: tuple[Path, Path, list[str
     lines[6] = lines[3]
     answers.write_text("\n".join(lines) + "\n")
     result = dp(
-        "score", "--runs", str(tmp_path / "runs"), "--items", str(items), "--out", str(tmp_path / "r")
+        "score", "--runs", str(tmp_path / "runs"), "--items", str(items), "--out", str(tmp_path / "r"),
+        "--allow-modified-items",
     )
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
@@ -120,11 +122,13 @@ def test_bad_answer_file_is_one_clear_line(synthetic: tuple[Path, Path, list[str
 def test_dp_compare_prints_paired_differences(synthetic: tuple[Path, Path, list[str]]) -> None:
     items, runs, _ = synthetic
     result = dp(
-        "compare", "system02", "system00", "--runs", str(runs), "--items", str(items), "--resamples", "50"
+        "compare", "system02", "system00", "--runs", str(runs), "--items", str(items), "--resamples", "50",
+        "--allow-modified-items",
     )
     assert result.returncode == 0, result.stderr
     assert "pair_accuracy" in result.stdout and "A-B [95% CI]" in result.stdout
-    rows, _ = compare_runs("system02", "system00", runs, items, resamples=50)
+    assert "note: Items read with --allow-modified-items" in result.stdout
+    rows, _ = compare_runs("system02", "system00", runs, items, resamples=50, allow_modified_items=True)
     headline = next(r for r in rows if r.task == "macro" and r.metric == "pair_accuracy")
     assert headline.difference.ci_low > 0  # the strong system is clearly ahead
 
@@ -163,7 +167,8 @@ def test_reference_tasks_plug_into_dp_score(synthetic: tuple[Path, Path, list[st
         write_answers(run_copy / system, "xstest_like", sha, records)
     card = ReferenceTask("xstest_like", "B", "accuracy", 0.5)
     out = tmp_path / "reports"
-    scoring = score_runs(run_copy, items, reference, out, resamples=40, tasks=[card], figures=False)
+    scoring = score_runs(run_copy, items, reference, out, resamples=40, tasks=[card], figures=False,
+                         allow_modified_items=True)
     assert scoring.get("system00", "reference", "xstest_like", "score").value == pytest.approx(-100.0)
     assert scoring.get("system00", "reference", "macro", "score").value == 0.0  # floored
     assert scoring.get("system02", "reference", "layer:B", "score").value == pytest.approx(100.0)
@@ -182,8 +187,9 @@ def test_rank_correlation_between_two_scorings(
     synthetic: tuple[Path, Path, list[str]], tmp_path: Path
 ) -> None:
     items, runs, _ = synthetic
-    first = score_runs(runs, items, None, tmp_path / "a", resamples=20, figures=False)
-    second = score_runs(runs, items, None, tmp_path / "b", resamples=20, seed=1, figures=False)
+    first = score_runs(runs, items, None, tmp_path / "a", resamples=20, figures=False, allow_modified_items=True)
+    second = score_runs(runs, items, None, tmp_path / "b", resamples=20, seed=1, figures=False,
+                        allow_modified_items=True)
     records_a = json.loads((tmp_path / "a" / "scores.json").read_text())
     records_b = [r.to_dict() for r in second.records()]
     pair = system_scores(records_a, "core", "pair_accuracy")
@@ -243,7 +249,7 @@ def test_reference_folder_is_an_explicit_input_of_dp_score(
          "--out", str(tmp_path / "refused"), "--resamples", "20", "--nofigures"],
         capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "MPLBACKEND": "Agg"}, timeout=600,
     )
-    assert refused.returncode == 2 and "xstest.jsonl: SHA-256" in refused.stderr and "task card" in refused.stderr
+    assert refused.returncode == 2 and "--allow-modified-items" in refused.stderr
     assert "Traceback" not in refused.stderr and not (tmp_path / "refused").exists()
     default, board = _score_in(tmp_path, items, runs)
     assert reference_tasks(default) == {"xstest", "layer:B", "macro"}

@@ -25,7 +25,8 @@ class DeploymentVerbs:
                     target_risk: Annotated[float, FRACTION.check] = 0.05,
                     delta: Annotated[float, FRACTION.check] = 0.10, resamples: Annotated[int, RESAMPLES.check] = 200,
                     out: str | None = None, map: str | None = None, answers: str | None = None,
-                    csv: str | None = None, method: Literal["isotonic", "temperature", "none"] | None = None) -> None:
+                    csv: str | None = None, method: Literal["isotonic", "temperature", "none"] | None = None,
+                    allow_modified_items: bool = False) -> None:
         """Fit temperature scaling and isotonic recalibration on fresh draws and measure them on the release;
         or apply a fitted map.
 
@@ -55,9 +56,14 @@ class DeploymentVerbs:
           answers: apply: an answer folder RUNS/<system> to recalibrate.
           csv: apply: a CSV file with a confidence column to recalibrate.
           method: apply: the map to use (default: the file's recommended one).
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            every output then says so (apply --answers: a last column modified_items). Without it such a file
+            stops dp recalibrate.
         """
         if action == "apply":
-            _apply_map(map, answers, csv, Path(items) if items else DEFAULT_CORE_DIR, out, method)
+            _apply_map(map, answers, csv, Path(items) if items else DEFAULT_CORE_DIR, out, method,
+                       bool(allow_modified_items))
             return
         from decisionpivot.gate.calibration import parse_seeds
         from decisionpivot.recalibrate.report import recalibration_markdown, write_recalibration
@@ -67,21 +73,22 @@ class DeploymentVerbs:
         chosen = parse_seeds(name_list(seeds), Path(calibration_runs))
         result = recalibrate_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, Path(calibration_runs),
                                   Path(calibration_items), chosen, name_list(systems), float(target_risk),
-                                  float(delta), int(resamples))
+                                  float(delta), int(resamples), allow_modified_items=bool(allow_modified_items))
         print(recalibration_markdown(result))
         for path in write_recalibration(result, Path(out)):
             print(f"wrote {path}")
 
 
 def _apply_map(map_path: str | None, answers: str | None, csv_path: str | None, items: Path, out: str | None,
-               method: str | None) -> None:
+               method: str | None, allow_modified_items: bool = False) -> None:
     from decisionpivot.recalibrate.apply import apply_to_answers, apply_to_csv
     from decisionpivot.recalibrate.map_file import read_map
 
     if map_path is None or (answers is None) == (csv_path is None):
         raise DecisionPivotError("recalibrate apply needs --map M.json and one of --answers RUNS/S or --csv FILE")
     mapping = read_map(map_path, method)
-    text = apply_to_answers(mapping, Path(answers), items) if answers else apply_to_csv(mapping, Path(str(csv_path)))
+    text = (apply_to_answers(mapping, Path(answers), items, allow_modified_items) if answers
+            else apply_to_csv(mapping, Path(str(csv_path))))
     if out is None:
         print(text, end="")
         return
@@ -97,7 +104,8 @@ class CostVerb:
     def cost(self, runs: str = "runs", items: str | None = None, costs: str | None = None,
              cost_wrong: Annotated[float | None, PRICE.check] = None,
              cost_escalated: Annotated[float | None, PRICE.check] = None, gate: str | None = None,
-             systems: str | Sequence[str] | None = None, out: str | None = None) -> None:
+             systems: str | Sequence[str] | None = None, out: str | None = None,
+             allow_modified_items: bool = False) -> None:
         """Expected cost per 1,000 decisions against the confidence threshold, per system and family.
 
         An item is automated when the system's confidence is at least the threshold and costs --cost-wrong when
@@ -115,6 +123,9 @@ class CostVerb:
             other answers or items.
           systems: comma-separated systems (default: every folder under runs).
           out: output folder (default reports/cost).
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            every output then says so. Without it such a file stops dp cost.
         """
         from decisionpivot.cost.report import cost_markdown, write_cost
         from decisionpivot.cost.run import cost_runs, read_prices
@@ -122,7 +133,7 @@ class CostVerb:
         out = default_out("cost", out, "reports/cost")
         prices = read_prices(Path(costs) if costs else None, cost_wrong, cost_escalated)
         entries = cost_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, prices,
-                            Path(gate) if gate else None, name_list(systems))
+                            Path(gate) if gate else None, name_list(systems), bool(allow_modified_items))
         print(cost_markdown(entries, gate))
         for path in write_cost(entries, Path(out), gate):
             print(f"wrote {path}")
@@ -133,7 +144,7 @@ class MonitorVerb:
 
     def monitor(self, certificate: str, answers: str | None = None, items: str | None = None,
                 csv: str | None = None, alpha: Annotated[float, FRACTION.check] = 0.05, map: str | None = None,
-                out: str | None = None) -> None:
+                out: str | None = None, allow_modified_items: bool = False) -> None:
         """Apply a `dp gate` certificate to a labelled sample of the team's own traffic; exit 1 when the certified
         risk is exceeded with confidence.
 
@@ -153,6 +164,9 @@ class MonitorVerb:
           map: a `dp recalibrate` map applied to the confidences first: required when the certificate was made on
             recalibrated confidences (`dp gate --recalibration`), and then the very map it records (SHA-256).
           out: folder for monitor.md and monitor.json (default: print only).
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            every output then says so. Without it such a file stops dp monitor.
         """
         import json
 
@@ -173,7 +187,8 @@ class MonitorVerb:
             raise DecisionPivotError("monitor needs one labelled sample: --answers RUNS/<system> or --csv FILE")
         cert = read_certificate(Path(certificate))
         if answers is not None:
-            samples, fingerprints = read_answers_sample(Path(answers), Path(items) if items else DEFAULT_CORE_DIR)
+            samples, fingerprints = read_answers_sample(Path(answers), Path(items) if items else DEFAULT_CORE_DIR,
+                                                        bool(allow_modified_items))
             check_configuration(cert, fingerprints, str(answers))
         else:
             samples = read_csv_sample(Path(str(csv)), cert.thresholds)
@@ -187,7 +202,7 @@ class MonitorVerb:
             from decisionpivot.recalibrate.map_file import recalibrated_confidence
 
             samples = [Sample(s.family, recalibrated_confidence(mapping, s.confidence, s.probabilities, s.option_count),
-                              s.correct) for s in samples]
+                              s.correct, items_check=s.items_check) for s in samples]
         result = monitor(cert, samples, str(answers or csv), float(alpha), map)
         print(monitoring_markdown(result))
         if out is not None:

@@ -69,12 +69,13 @@ class EvaluationVerbs:
         Re-running answers only what is missing (also after a crash or kill -9) and asks again the
         items whose record is a transient error (server down, retries spent). Each answer file is
         locked while it is written: a second run on it refuses, naming the holder. The items are
-        checked against their MANIFEST.json (and the release hashes shipped in the package) before
-        anything is asked. Exits 1 when a task ends below the 99% of items the scorer needs, except
-        with --limit or --shard (a part on purpose: exits 0; `dp score --partial` scores a --limit run),
-        when transient errors are left unanswered (a reply that was not the model's answer: any status but
-        200, a body that is not the interface's answer; docs/evaluate-faults.md), or when every record is an
-        error; each with a line naming the most frequent cause.
+        accepted before anything is asked only when this package re-derives them byte for byte (or ships
+        their hashes: the release), or a verified task card records them. Exits 1 when a task ends below
+        the 99% of items the scorer needs, except with --limit or --shard (a part on purpose: exits 0;
+        `dp score --partial` scores a --limit run), when transient errors are left unanswered (a reply that
+        was not the model's answer: any status but 200, a body that is not the interface's answer;
+        docs/evaluate-faults.md), or when every record is an error; each with a line naming the most frequent
+        cause.
         Without --items and with no items generated yet, the release core items are generated first.
 
         Args:
@@ -93,8 +94,9 @@ class EvaluationVerbs:
           restart: start each task afresh (old answers kept as <task>.jsonl.bak, or the next free .bak.N: a
             backup is never overwritten); needed to resume
             under a changed system config, which is otherwise refused.
-          allow_modified_items: evaluate items whose hash differs from their manifest (recorded in the
-            meta file and on the leaderboard).
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            the meta file and the leaderboard then say so. Without it such a file stops the evaluation.
           permute_options: also ask every item under K seeded re-orderings of its options
             (runs/<system>/permuted/); `dp score` then reports accuracy under permutation.
           families: the same as --tasks (a task is a family's items file).

@@ -110,10 +110,11 @@ class ItemVerbs:
                   f"{100 * sum(chances) / len(chances):.2f}%")
 
     def verify(self, items: str | None = None, families: str | Sequence[str] | None = None,
-               show: int = 10) -> None:
+               show: int = 10, allow_modified_items: bool = False) -> None:
         """Re-derive every gold answer with the independent solvers; exit 1 on any disagreement.
 
-        Also checks each file's SHA-256 and item count against MANIFEST.json. The last column is the
+        First each file is accepted only when this package draws it again byte for byte from its recorded
+        version, seed and plan (or it is the release: the hashes shipped in the package). The last column is the
         uniform guess's pair accuracy; on an invariance suite it is taken over the plain members (a group
         holding every framing of every member is never guessed whole, so that figure would be about 0).
 
@@ -121,11 +122,18 @@ class ItemVerbs:
           items: items folder (default datasets/core/<version>).
           families: comma-separated family names (default: every family in the manifest).
           show: how many disagreeing items to list per family.
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            every output then says so. Without it such a file stops dp verify.
         """
+        from decisionpivot.item_origin import modified_note
         from decisionpivot.verify import verify_folder
 
         folder = Path(items) if items else DEFAULT_CORE_DIR
-        results = verify_folder(folder, name_list(families))
+        results = verify_folder(folder, name_list(families), bool(allow_modified_items))
+        note = modified_note((r.family, r.items_check) for r in results)
+        if note:
+            print(note)
         framed = any(r.framed for r in results)
         chance = "plain chance pair acc" if framed else "chance pair acc"
         print(f"{'family':<18} {'items':>6} {'agree':>6} {'rate':>8} {chance:>{22 if framed else 16}}")

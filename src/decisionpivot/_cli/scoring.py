@@ -48,9 +48,10 @@ class ScoringVerbs:
           figures: also draw the figures.
           partial: also score tasks below 99% coverage on their answered items only, in
             <out>/partial.md ("partial, not comparable": for quick tries such as `dp evaluate --limit 20`).
-          allow_modified_items: score items files whose SHA-256 differs from the one recorded for them (core:
-            their MANIFEST.json and the released edition; reference: their verified task card); the leaderboard
-            says so. Without it such a file stops the scoring.
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            every output then says so. Without it such a file stops the scoring.
+            Reference items: their verified task card's SHA-256.
           gate: gate.json of `dp gate` (e.g. reports/gate.json): adds the leaderboard column "Cert. cov.",
             coverage at thresholds certified on fresh draws, beside the retrospective C(0.05). Default: none.
           invariance: an invariance suite's items folder (e.g. datasets/invariance/1.0): its metrics (robust pair
@@ -121,10 +122,13 @@ class ScoringVerbs:
           items: core items folder (default datasets/core/<version>).
           reference: folder of reference task items (`--reference ""`: none).
           resamples: bootstrap resamples.
-          allow_modified_items: compare on items files whose SHA-256 differs from the one recorded for them.
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            every output then says so. Without it such a file stops the comparison.
         """
         if baseline is not None or candidate is not None:
-            _compare_folders(baseline, candidate, system_a, items, resamples, alpha, min_effect, out)
+            _compare_folders(baseline, candidate, system_a, items, resamples, alpha, min_effect, out,
+                             bool(allow_modified_items))
             return
         if system_a is None or system_b is None:
             raise DecisionPivotError("compare needs SYSTEM_A SYSTEM_B, or --baseline RUNS/A --candidate RUNS/B")
@@ -174,7 +178,8 @@ class ScoringVerbs:
              calibration_items: str = "datasets/fresh", seeds: str | Sequence[str] | None = None,
              target_risk: float | None = None, delta: float | None = None,
              systems: str | Sequence[str] | None = None, out: str | None = None, resamples: int | None = None,
-             params: str | None = None, recalibration: str | None = None) -> None:
+             params: str | None = None, recalibration: str | None = None,
+             allow_modified_items: bool = False) -> None:
         """Certify a confidence threshold per system and family on fresh draws; check it on the release.
 
         With probability >= 1 - delta over the calibration draws, the error rate among the items a system
@@ -184,8 +189,9 @@ class ScoringVerbs:
         threshold is certified; "refused" when a draw's answers cover less than 99% of its items or come from
         another configuration than the release answers (fingerprints). Draws must be fresh and independent
         (no item state shared with another draw or the release; one folder per seed) and drawn to the
-        release's plan by its generators. Writes <out>/gate.md, <out>/gate.json and <out>/gate/<system>.json;
-        docs/gate-guarantee.md states the guarantee's assumptions and scope.
+        release's plan by its generators: this package draws each again with its recorded seed and compares.
+        Writes <out>/gate.md, <out>/gate.json and <out>/gate/<system>.json; docs/gate-guarantee.md states the
+        guarantee's assumptions and scope.
         Calibration answers: dp generate --seed N; dp evaluate --system S --items datasets/fresh/seed-N
         --runs runs-calibration/seed-N.
 
@@ -207,6 +213,9 @@ class ScoringVerbs:
           recalibration: a `dp recalibrate` map file (maps/<system>.json; gate only its system), or a folder of
             them (<system>.json or maps/<system>.json): certify and check on recalibrated confidences. Refused
             when a map was fitted on any of the calibration draws; its SHA-256 goes into the certificate.
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            every output then says so. Without it such a file stops the gating.
         """
         from decisionpivot.gate.report import gate_summary, write_gate
         from decisionpivot.gate.run import gate_runs, resolve_settings
@@ -216,7 +225,8 @@ class ScoringVerbs:
                                             resamples, Path(calibration_runs))
         gating = gate_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, Path(calibration_runs),
                            Path(calibration_items), chosen, settings, name_list(systems),
-                           recalibration=Path(recalibration) if recalibration else None)
+                           recalibration=Path(recalibration) if recalibration else None,
+                           allow_modified_items=bool(allow_modified_items))
         print(gate_summary(gating))
         for path in write_gate(gating, Path(out)):
             print(f"wrote {path}")
@@ -224,7 +234,7 @@ class ScoringVerbs:
     def report(self, reports: str = "reports", items: str | None = None, runs: str = "runs", out: str | None = None,
                gate: str | None = None, stability: str | None = None,
                partial: str | None = None, invariance: str | None = None,
-               invariance_runs: str = "runs-invariance") -> None:
+               invariance_runs: str = "runs-invariance", allow_modified_items: bool = False) -> None:
         """Write the static HTML report of a scoring: <out>/index.html and its pages (open it in a browser).
 
         Leaderboard, systems x families heat map, levels, confidence (risk-coverage, reliability, pair
@@ -247,18 +257,23 @@ class ScoringVerbs:
             view (framings.html: each group's plain and framed members side by side). A suite given as --items
             gets it too. Default: none.
           invariance_runs: the suite's answer files (default runs-invariance).
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            every page's footer then says so. Without it such a file stops the report.
         """
         from decisionpivot.report.site import report_site
 
         out = default_out("report", out, str(Path(reports) / "site"))
         built = report_site(reports, items if items else DEFAULT_CORE_DIR, runs, out, gate, stability, partial,
-                            invariance=invariance or None, invariance_runs=invariance_runs)
+                            invariance=invariance or None, invariance_runs=invariance_runs,
+                            allow_modified_items=bool(allow_modified_items))
         print(f"wrote {built.out}/ ({built.pages} pages, {built.files} files, {built.bytes / 1e6:.1f} MB); "
               f"open {built.out}/index.html")
 
 
 def _compare_folders(baseline: str | None, candidate: str | None, system: str | None, items: str | None,
-                     resamples: int, alpha: float, min_effect: float, out: str | None) -> None:
+                     resamples: int, alpha: float, min_effect: float, out: str | None,
+                     allow_modified_items: bool = False) -> None:
     """`dp compare --baseline --candidate` (decisionpivot.compare); exits 1 when the candidate is worse, 3 when a
     family could not be compared."""
     from decisionpivot.compare.report import comparison_markdown, write_comparison
@@ -267,7 +282,7 @@ def _compare_folders(baseline: str | None, candidate: str | None, system: str | 
     if baseline is None or candidate is None or system is not None:
         raise DecisionPivotError("compare: give both --baseline RUNS/A and --candidate RUNS/B (and no system names)")
     comparison = compare_folders(baseline, candidate, Path(items) if items else DEFAULT_CORE_DIR, float(alpha),
-                                 float(min_effect), int(resamples))
+                                 float(min_effect), int(resamples), allow_modified_items=allow_modified_items)
     print(comparison_markdown(comparison))
     if out is not None:
         for path in write_comparison(comparison, Path(out)):

@@ -26,6 +26,7 @@ import numpy as np
 
 from decisionpivot.compare.significance import holm_adjusted, mcnemar_exact_p
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.item_origin import modified_note
 from decisionpivot.score.answers import TaskAnswers
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, Difference, paired_difference
 from decisionpivot.score.layout import TaskLayout
@@ -182,12 +183,12 @@ def _changed(layout: TaskLayout, members: list[list[int]], chosen: np.ndarray, i
     return tuple(out)
 
 
-def _side(folder: str | Path, items: Path, role: str) -> tuple[str, LoadedRuns]:
+def _side(folder: str | Path, items: Path, role: str, allow_modified_items: bool = False) -> tuple[str, LoadedRuns]:
     path = Path(folder)
     if not path.is_dir():
         raise DecisionPivotError(f"--{role} {folder}: no such answer folder "
                                  "(expected RUNS/<system>, e.g. runs/uniform)")
-    loaded = load_runs(path.parent, items, None, [path.name], tasks=())
+    loaded = load_runs(path.parent, items, None, [path.name], tasks=(), allow_modified_items=allow_modified_items)
     return path.name, loaded
 
 
@@ -209,16 +210,18 @@ def _renamed(loaded: LoadedRuns, system: str, label: str) -> dict[tuple[str, str
 def compare_folders(
     baseline: str | Path, candidate: str | Path, items: str | Path, alpha: float = DEFAULT_ALPHA,
     min_effect: float = DEFAULT_MIN_EFFECT, resamples: int = DEFAULT_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+    allow_modified_items: bool = False,
 ) -> Comparison:
-    """Compare the baseline's and the candidate's answers to the core items (see the module docstring)."""
+    """Compare the baseline's and the candidate's answers to the core items (see the module docstring); items the
+    rule of every verb refuses stop it unless ``allow_modified_items`` (a note then says so)."""
     FRACTION.require(alpha, "--alpha")
     POINTS.require(min_effect, "--min-effect")
     RESAMPLES.require(resamples, "--resamples")
     items = Path(items)
-    base_name, base = _side(baseline, items, "baseline")
-    cand_name, cand = _side(candidate, items, "candidate")
+    base_name, base = _side(baseline, items, "baseline", allow_modified_items)
+    cand_name, cand = _side(candidate, items, "candidate", allow_modified_items)
     answers = _renamed(base, base_name, BASELINE) | _renamed(cand, cand_name, CANDIDATE)
-    notes = []
+    notes = [note] if (note := modified_note(base.item_checks)) else []
     blocking = []
     kept: dict[tuple[str, str], TaskAnswers] = {}
     for layout in base.core:

@@ -15,6 +15,7 @@ from typing import Any
 
 from decisionpivot import __version__
 from decisionpivot.cost.run import POOLED, CostEntry
+from decisionpivot.item_origin import modified_items, modified_note
 from decisionpivot.items import atomic_write_bytes
 from decisionpivot.report.svg import Frame, axes, canvas, esc, fmt, path_data
 from decisionpivot.score.report import markdown_table, markdown_text
@@ -41,7 +42,16 @@ def entry_record(e: CostEntry) -> dict[str, Any]:
             "minimum_threshold": _threshold(e.minimum_threshold), "minimum_cost": _cost(e.minimum_cost),
             "certified_threshold": _threshold(e.certified_threshold), "certified_cost": _cost(e.certified_cost),
             "escalate_all_cost": _cost(float(e.costs[0])), "automate_all_cost": _cost(e.automate_all_cost),
-            "curve_points": int(e.thresholds.size)}
+            "curve_points": int(e.thresholds.size),
+            **({MODIFIED_KEY: modified[e.family]} if (modified := modified_items([(e.family, e.items_check)])) else {})}
+
+
+MODIFIED_KEY = "modified_items"
+"""Key an entry of cost.json gains when its items were read with ``--allow-modified-items``: what did not match."""
+
+
+def _modified_note(entries: Sequence[CostEntry]) -> str | None:
+    return modified_note((e.family, e.items_check) for e in entries)
 
 
 def cost_record(entries: Sequence[CostEntry], gate: str | None) -> dict[str, Any]:
@@ -71,7 +81,9 @@ def cost_markdown(entries: Sequence[CostEntry], gate: str | None) -> str:
     missing = [f"{e.system} {e.family}" for e in entries if e.certified_cost is None]
     if gate and missing:
         source += f"; not in it, so without a certified threshold: {markdown_text(', '.join(missing))}"
+    note = _modified_note(entries)
     return ("# What automation costs\n\n" + MEANING[0].upper() + MEANING[1:] + f" {source[0].upper() + source[1:]}.\n\n"
+            + (f"**{note}**\n\n" if note else "")
             + markdown_table(["System", "Family", "Items", "Cost wrong / escalated", "Min-cost threshold",
                               "Min cost /1k", "Certified threshold", "Cost at certified /1k", "Above min",
                               "Escalate all /1k", "Automate all /1k"], rows))
@@ -100,9 +112,10 @@ def cost_chart(entries: Sequence[CostEntry], system: str) -> str:
                         'r="5" fill="none" stroke="currentColor"/>')
         body.append("</g>")
     families = ", ".join(e.family for e in own)
+    note = _modified_note(own)
     return canvas(frame, f"cost-{system}", f"Cost per 1,000 decisions: {system}",
                   f"Expected cost per 1,000 decisions of {system} against the confidence threshold for {families}; "
-                  "dots mark each curve's minimum, rings the certified threshold.", body)
+                  "dots mark each curve's minimum, rings the certified threshold." + (f" {note}" if note else ""), body)
 
 
 def write_cost(entries: Sequence[CostEntry], out: Path, gate: str | None) -> list[Path]:

@@ -116,25 +116,30 @@ class CostEntry:
     escalate-everything cost; None when no gate.json was given or it has no entry for this system and family."""
     automate_all_cost: float
     """Cost per 1,000 at threshold 0."""
+    items_check: str = ""
+    """How the family's items file was accepted (:func:`decisionpivot.item_origin.accept_items_file`; ``""`` for
+    the pooled entry): outputs say when it was read only under ``--allow-modified-items``."""
 
 
 def cost_entry(system: str, family: str, confidence: np.ndarray, correct: np.ndarray, prices: tuple[float, float],
-               certified: float | None, gated: bool) -> CostEntry:
+               certified: float | None, gated: bool, items_check: str = "") -> CostEntry:
     thresholds, costs = cost_curve(confidence, correct, *prices)
     best, least = minimum_cost_threshold(thresholds, costs)
     at_certified = None
     if gated:
         at_certified = cost_per_thousand(confidence, correct, certified if certified is not None else math.inf, *prices)
     return CostEntry(system, family, int(confidence.size), prices, thresholds, costs, best, least, certified,
-                     at_certified, cost_per_thousand(confidence, correct, 0.0, *prices))
+                     at_certified, cost_per_thousand(confidence, correct, 0.0, *prices), items_check)
 
 
 def cost_runs(runs: Path, items: Path, prices: Prices, gate: Path | None,
-              systems: Sequence[str] | None = None) -> list[CostEntry]:
+              systems: Sequence[str] | None = None, allow_modified_items: bool = False) -> list[CostEntry]:
     """Every system under ``runs`` (or those named), per family with scorable answers and pooled; the certified
     figures only where gate.json has an entry (a system or family it does not hold has no certified threshold,
-    which is not "do not automate")."""
-    loaded = load_runs(runs, items, None, systems, tasks=())
+    which is not "do not automate"). Items the rule of every verb refuses stop it unless ``allow_modified_items``;
+    each entry says how its items were accepted."""
+    loaded = load_runs(runs, items, None, systems, tasks=(), allow_modified_items=allow_modified_items)
+    checks = dict(loaded.item_checks)
     certified = certified_thresholds(gate, loaded)
     out = []
     for system in loaded.systems:
@@ -144,7 +149,8 @@ def cost_runs(runs: Path, items: Path, prices: Prices, gate: Path | None,
             if answers is None:
                 continue
             out.append(cost_entry(system, layout.task, answers.confidence, answers.correct, prices.of(layout.task),
-                                  certified.get((system, layout.task)), (system, layout.task) in certified))
+                                  certified.get((system, layout.task)), (system, layout.task) in certified,
+                                  checks[layout.task]))
             pooled_confidence.append(answers.confidence)
             pooled_correct.append(answers.correct)
         if pooled_confidence and not prices.families:  # one price for all: the pooled curve is defined

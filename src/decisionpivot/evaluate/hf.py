@@ -13,18 +13,27 @@ Loading passes ``trust_remote_code=False`` to every loader (transformers never a
 code never runs) and reads pickle weights as tensors only; a checkpoint that cannot load is one error line
 (:mod:`decisionpivot.evaluate.checkpoints`). torch and transformers are imported only when an ``hf`` system
 runs (extra ``decisionpivot[hf]``).
+
+A model may be one GGUF file (llama.cpp's format, in which most local models are kept): ``model: DIR/NAME.gguf``,
+or ``model: DIR_OR_HUB_ID`` with ``gguf_file: NAME.gguf`` for a folder or hub repository holding several
+(:func:`checkpoint_of`). transformers reads the architecture, the tokenizer with its chat template and the
+weights from the file (``from_pretrained(..., gguf_file=NAME)``, with the ``gguf`` and ``accelerate`` packages),
+dequantizing them to ``dtype``; the readout is the same.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import math
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, did_you_mean
 from decisionpivot.evaluate.checkpoints import load_error, torch_dtype
 from decisionpivot.evaluate.kinds import (
     INPUT_RESTRICTION,
@@ -33,9 +42,11 @@ from decisionpivot.evaluate.kinds import (
     Record,
     RunCounters,
     Setting,
+    SettingError,
     SystemConfig,
     integer,
     optional_integer,
+    optional_text,
     register,
     text,
 )
@@ -142,6 +153,82 @@ def shared_prefixes(prompts: Sequence[Sequence[int]], least: int = SHARED_PREFIX
     return groups
 
 
+GGUF_SUFFIX = ".gguf"
+GGUF_PACKAGES = ("gguf", "accelerate")
+"""What transformers needs to load a GGUF file (both in the ``hf`` extra)."""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Where an ``hf`` system's model and tokenizer are loaded from."""
+
+    path: str
+    """What ``from_pretrained`` is given: a local folder or a hub id."""
+    gguf_file: str | None
+    """The GGUF file inside ``path`` (``from_pretrained``'s ``gguf_file``); None: a transformers checkpoint."""
+
+
+def checkpoint_of(settings: Mapping[str, Any]) -> Checkpoint:
+    """The checkpoint an ``hf`` system's settings name: ``gguf_file`` inside ``model``; or a ``model`` ending in
+    ``.gguf``, the file itself (its folder, or the hub repository before it, and its name); or ``model``."""
+    model = str(settings["model"])
+    if settings.get("gguf_file"):
+        return Checkpoint(model, str(settings["gguf_file"]))
+    if model.lower().endswith(GGUF_SUFFIX):
+        folder, name = os.path.split(model)
+        return Checkpoint(folder or ".", name)
+    return Checkpoint(model, None)
+
+
+def _check_settings(settings: Mapping[str, Any]) -> None:
+    """A GGUF file is named once, and by a name ending in ``.gguf``."""
+    named = settings.get("gguf_file")
+    if named is None:
+        return
+    if not str(named).lower().endswith(GGUF_SUFFIX):
+        raise SettingError(f"gguf_file: expected the name of a GGUF file (ending in {GGUF_SUFFIX}), got {named!r}")
+    if str(settings["model"]).lower().endswith(GGUF_SUFFIX):
+        raise SettingError(f"model {settings['model']!r} is a GGUF file and gguf_file names {named!r}: name the file "
+                           "once (model: FILE.gguf, or model: FOLDER with gguf_file: FILE.gguf)")
+
+
+def check_gguf_source(system: str, checkpoint: Checkpoint) -> None:
+    """Before transformers sees a GGUF checkpoint: its packages are installed, and a local file exists (a folder
+    that does not hold it names the GGUF files it does hold). Raises one-line errors; a hub id passes."""
+    missing = [name for name in GGUF_PACKAGES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise DecisionPivotError(f"system {system!r}: a GGUF model needs the {' and '.join(missing)} "
+                                 f"package{'s' if len(missing) > 1 else ''}: pip install 'decisionpivot[hf]'")
+    folder = Path(checkpoint.path).expanduser()
+    local = folder.is_dir() or folder.is_absolute() or checkpoint.path.startswith((".", "~"))
+    if not local or (folder / str(checkpoint.gguf_file)).is_file():
+        return
+    where = Path(checkpoint.path, str(checkpoint.gguf_file))
+    if not folder.is_dir():
+        raise DecisionPivotError(f"system {system!r}: no GGUF file {str(where)!r} (no folder {checkpoint.path!r})")
+    held = sorted(p.name for p in folder.iterdir() if p.name.lower().endswith(GGUF_SUFFIX))
+    hint = did_you_mean(str(checkpoint.gguf_file), held)
+    raise DecisionPivotError(f"system {system!r}: no GGUF file {str(where)!r}{hint}; the folder holds "
+                             f"{', '.join(held) if held else 'no .gguf file'}")
+
+
+PACKED_TAIL_MODELS = ("llama", "qwen2", "qwen3", "gpt2")
+"""Model types whose key tails are read packed into their prompt's row under a custom attention mask
+(:meth:`HFRunner._read_packed_tails`): each is checked against a pass per key in the tests. Other types (a sliding
+window, ALiBi or position biases built from the mask, an attention without additive masks) read each key in a row
+of its own."""
+
+
+def packs_tails(config: Any) -> bool:
+    """Whether a model with ``config`` reads its key tails packed: a type of :data:`PACKED_TAIL_MODELS`, every layer
+    attending to the whole context, and torch's scaled-dot-product attention (the one the tests check the mask on,
+    and transformers' default)."""
+    layers = getattr(config, "layer_types", None) or ["full_attention"]
+    return (getattr(config, "model_type", None) in PACKED_TAIL_MODELS and not getattr(config, "sliding_window", None)
+            and all(kind == "full_attention" for kind in layers)
+            and getattr(config, "_attn_implementation", None) == "sdpa")
+
+
 @dataclass(frozen=True)
 class CacheState:
     """The model's cached state after a pass, one row per sequence read so far."""
@@ -173,14 +260,20 @@ class HFRunner:
             device = "cuda" if torch.cuda.is_available() else "cpu"
         self.device = torch.device(device)
         dtype = torch_dtype(system.name, torch, str(s["dtype"]))
-        path = str(s["model"])
+        source = checkpoint_of(s)
+        loading: dict[str, Any] = {"trust_remote_code": False}
+        if source.gguf_file is not None:
+            if model is None or tokenizer is None:
+                check_gguf_source(system.name, source)
+            loading["gguf_file"] = source.gguf_file
+        path = os.path.expanduser(source.path)  # a YAML file or a quoted spec leaves ~ to us
         try:  # never the checkpoint's own code, never a pickle beyond tensors (decisionpivot.evaluate.checkpoints)
             if model is None:  # first: its config says at once whether the checkpoint needs its own code
-                model = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=dtype, trust_remote_code=False)
+                model = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=dtype, **loading)
             if tokenizer is None:
-                tokenizer = transformers.AutoTokenizer.from_pretrained(path, trust_remote_code=False)
+                tokenizer = transformers.AutoTokenizer.from_pretrained(path, **loading)
         except Exception as exc:  # the checkpoint's fault, whatever the loader raised: one line
-            raise load_error(system.name, path, exc) from None
+            raise load_error(system.name, str(s["model"]), exc) from None
         self.tokenizer = tokenizer
         self.model = model.to(self.device).eval()
         limit = s.get("context_tokens") or getattr(model.config, "max_position_embeddings", None) \
@@ -189,6 +282,7 @@ class HFRunner:
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
         if self.pad_id is None:
             self.pad_id = 0
+        self.packed_tails = packs_tails(model.config)
 
     def prompt_and_continuations(self, item: Item) -> Encoded:
         """Token ids of the prompt and of each option key's continuation (:func:`key_tokens`)."""
@@ -253,14 +347,58 @@ class HFRunner:
     def _keys_after(self, state: CacheState, last: Any, keys: Sequence[list[list[int]]]) -> list[list[float]]:
         """Whole-key log-probabilities after each row of ``state`` (``last``: log-probabilities after the row's
         last token; ``keys``: each row's keys): the first token from ``last``, the later tokens (keys of two or
-        more tokens only) from one more pass after the row's cached state."""
+        more tokens only) from one more pass after the row's cached state: each row's keys packed into that row
+        (:meth:`_read_packed_tails`) where the model allows it, else each key a row of its own."""
         scores = [[float(last[row, key[0]]) for key in row_keys] for row, row_keys in enumerate(keys)]
         tails = [(row, k, key) for row, row_keys in enumerate(keys) for k, key in enumerate(row_keys) if len(key) > 1]
-        if tails:
+        if tails and self.packed_tails:
+            logprobs, starts = self._read_packed_tails(state, keys)
+            for row, k, key in tails:
+                start = starts[row][k]
+                scores[row][k] += sum(float(logprobs[row, start + j, key[j + 1]]) for j in range(len(key) - 1))
+        elif tails:
             logprobs, _ = self._read(state, [(row, key[:-1]) for row, _, key in tails], True)
             for r, (row, k, key) in enumerate(tails):
                 scores[row][k] += sum(float(logprobs[r, j, key[j + 1]]) for j in range(len(key) - 1))
         return scores
+
+    def _read_packed_tails(self, state: CacheState, keys: Sequence[list[list[int]]]) -> tuple[Any, list[list[int]]]:
+        """One pass reading every row's key tails (each key but its last token) in that row, after its cached
+        state: (log-probabilities, rows x new positions x vocabulary; where each key's tail starts in its row).
+
+        The cache is not copied once per key (what a row per key costs: the whole prompt's keys and values for
+        every key). A custom attention mask lets each tail token see the row's real cached tokens and the
+        tokens of its own key before it, never another key's; its position continues the row's prompt, as if
+        the key alone followed it. Rows without a tail read one pad that nothing reads back.
+        """
+        torch = self.torch
+        starts: list[list[int]] = []
+        packed: list[list[int]] = []
+        for row_keys in keys:
+            row_starts, tokens = [], []
+            for key in row_keys:
+                row_starts.append(len(tokens))
+                tokens += key[:-1]
+            starts.append(row_starts)
+            packed.append(tokens or [self.pad_id])
+        rows, width, past = len(packed), max(len(tokens) for tokens in packed), state.mask.shape[1]
+        ids = torch.full((rows, width), self.pad_id, dtype=torch.long)
+        positions = torch.zeros((rows, width), dtype=torch.long)
+        allowed = torch.zeros((rows, 1, width, past + width), dtype=torch.bool)
+        allowed[:, 0, :, :past] = state.mask.bool()[:, None, :]
+        for r, (row_keys, tokens) in enumerate(zip(keys, packed, strict=True)):
+            ids[r, :len(tokens)] = torch.tensor(tokens, dtype=torch.long)
+            positions[r, :] = state.lengths[r]
+            for key, start in zip(row_keys, starts[r], strict=True):
+                n = len(key) - 1
+                positions[r, start:start + n] = state.lengths[r] + torch.arange(n)
+                allowed[r, 0, start:start + n, past + start:past + start + n] = \
+                    torch.ones((n, n), dtype=torch.bool).tril()
+        dtype = next(self.model.parameters()).dtype
+        mask = torch.zeros(allowed.shape, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)
+        out = self.model(input_ids=ids.to(self.device), use_cache=True, attention_mask=mask.to(self.device),
+                         position_ids=positions.to(self.device), **{self._cache_argument: state.cache})
+        return torch.log_softmax(out.logits.float(), dim=-1), starts
 
     def _score_items(self, encoded: Sequence[Encoded]) -> list[list[float]]:
         """Whole-key log-probabilities for each (prompt, keys), a prefix that prompts share read once.
@@ -350,7 +488,10 @@ register(KindSpec(
     name="hf",
     doc="a local transformers causal LM: softmax over whole option keys' log-probabilities",
     settings={
-        "model": Setting(None, text, "path or hub id of a causal LM (loading never downloads unless allowed)"),
+        "model": Setting(None, text, "path or hub id of a causal LM, or a .gguf file (loading never downloads "
+                         "unless allowed)"),
+        "gguf_file": Setting(None, optional_text, "the GGUF file inside model (a folder or hub id holding several); "
+                             "a model ending in .gguf names the file itself"),
         "device": Setting("auto", text, "cpu, cuda or auto"),
         "batch_size": Setting(8, integer(1), "items (prompts) per forward pass", identity=False),
         "dtype": Setting("float32", text, "float32, bfloat16, ... or auto (from the weights)"),
@@ -359,4 +500,5 @@ register(KindSpec(
     required=("model",),
     make_runner=HFRunner,
     readout=lambda settings: "hf/key-logits",
+    validate=_check_settings,
 ))

@@ -118,8 +118,8 @@ def _message(expected: str, value: Any) -> SettingError:
 
 Check = TypeVar("Check", bound=Callable[..., Any])
 
-CLEAR_SETTINGS = frozenset({"model", "tokenizer", "path", "serve_prefix", "callable", "baseline", "family", "heuristic",
-                            "device", "dtype", "reasoning_effort", "auth_header"})
+CLEAR_SETTINGS = frozenset({"model", "gguf_file", "tokenizer", "path", "serve_prefix", "callable", "baseline", "family",
+                            "heuristic", "device", "dtype", "reasoning_effort", "auth_header"})
 """The text settings written as they are to meta files, logs and reports: what the system is (its model, the
 tokenizer, the path of its interface, the plugin) and the documented answer-changing texts - an allow-list. Values
 of closed checks (numbers, booleans, named choices) are written as they are too; every other value by its form in

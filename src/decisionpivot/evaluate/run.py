@@ -1,12 +1,11 @@
 """`dp evaluate`: one system over the tasks of an items folder, writing resumable answer files.
 
-Before anything is asked, each items file is checked by :mod:`decisionpivot.item_hashes`: core
-items against the folder's ``MANIFEST.json`` and, for a released edition, against the hashes shipped
-in the package; reference items against their verified task card. A tampered or half-edited items
-file is never evaluated silently (``allow_modified_items`` lets it through, and the meta file and
-the leaderboard then say so). The system's runner - whatever its kind,
-through the :class:`~decisionpivot.evaluate.kinds.Runner` protocol - answers what the answer file does
-not hold yet; afterwards each task reports whether its records reach the 99% the scorer needs.
+Before anything is asked, each items file is accepted by :mod:`decisionpivot.item_origin`, the rule of every
+verb that reads items: a core draw or an invariance suite this package re-derives byte for byte (or whose
+hashes it ships), a reference task its verified card records. Anything else is never evaluated silently
+(``allow_modified_items`` lets it through, and the meta file and the leaderboard then say so). The system's
+runner - whatever its kind, through the :class:`~decisionpivot.evaluate.kinds.Runner` protocol - answers what
+the answer file does not hold yet; afterwards each task reports whether its records reach the 99% the scorer needs.
 
 ``permute_options=K`` asks every item again under K seeded re-orderings of its options (written to
 ``runs/<system>/permuted/<task>.perm-<k>.jsonl``; the release order stays the official one), for the
@@ -29,7 +28,7 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.answers import AnswerWriter, Shard, answer_paths
 from decisionpivot.evaluate.kinds import Record, RunCounters, Runner, SystemConfig
 from decisionpivot.evaluate.progress import DEFAULT_INTERVAL_S, progress_bar
-from decisionpivot.item_hashes import ModifiedItemsError, check_items_file
+from decisionpivot.item_origin import accept_items_file
 from decisionpivot.items import Item, read_items, sha256_file
 
 COVERAGE = (99, 100)
@@ -196,13 +195,7 @@ def evaluate_system(
     for task in names:  # every items file is checked before anything is asked
         path = files[task]
         sha256 = sha256_file(path)
-        try:
-            how = check_items_file(items_dir, task, path, sha256)
-        except ModifiedItemsError:
-            if not allow_modified_items:
-                raise
-            how = "modified (--allow-modified-items)"
-        checked[task] = (path, sha256, how)
+        checked[task] = (path, sha256, accept_items_file(path, sha256, allow_modified_items, task))
     results = []
     runner = _LazyRunner(system)
     try:

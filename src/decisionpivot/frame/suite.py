@@ -27,6 +27,18 @@ from decisionpivot.items import Item, atomic_write_bytes, items_bytes, make_fold
 MANIFEST_NAME = "MANIFEST.json"
 BENCHMARK = "DecisionPivot invariance"
 """``benchmark`` of a suite's MANIFEST.json (what tells a suite folder from a core folder)."""
+SUITE_KEYS = ("benchmark", "version", "seed", "core", "base_items_per_family", "framings", "families", "items")
+"""The keys of a suite's MANIFEST.json, in the order written."""
+CORE_KEYS = ("version", "manifest_sha256")
+"""The keys of its ``core`` object: the core version framed and the SHA-256 of that core's MANIFEST.json."""
+MODIFIED_CORE = "modified"
+"""Key ``core`` gains when the core was read with ``--allow-modified-items``: family -> what did not match (such
+a suite is never re-derivable, and every verb refuses it without the flag)."""
+ENTRY_KEYS = ("file", "layer", "items", "base_items", "groups", "sha256", "seed")
+"""The keys of one family's entry, in the order written."""
+OPTIONAL_ENTRY_KEYS = ("core_seed",)
+"""Keys an entry has only sometimes: ``core_seed``, the seed of the core draw framed, when it is not the release
+seed (the released suite 1.0, whose manifest the release pins, was framed from the release and does not say so)."""
 SUITE_SEED = 20261030
 """The released suite's seed (params.yaml ``frame.seed``)."""
 BASE_ITEMS_PER_FAMILY = 56
@@ -112,6 +124,22 @@ def frame_family(items: Sequence[Item], seed: int, core_seed: int,
     return out
 
 
+def suite_entry(name: str, layer: str, framed: Sequence[Item], sha256: str, seed: int,
+                core_seed: int) -> dict[str, Any]:
+    """One family's entry in a suite's MANIFEST.json (:data:`ENTRY_KEYS`, and ``core_seed`` unless the release
+    seed): what ``dp frame`` writes, and what :mod:`decisionpivot.item_origin` re-derives to compare with."""
+    from decisionpivot import RELEASE_SEED
+
+    entry: dict[str, Any] = {
+        "file": f"{name}.jsonl", "layer": layer, "items": len(framed),
+        "base_items": len({i.extra["base"] for i in framed}), "groups": len({i.group for i in framed}),
+        "sha256": sha256, "seed": seed,
+    }
+    if core_seed != RELEASE_SEED:
+        entry["core_seed"] = core_seed
+    return entry
+
+
 def read_suite_manifest(folder: Path, leave_out: str) -> dict[str, Any]:
     """The MANIFEST.json of the invariance suite in ``folder``, refused (naming the file) when there is none or it
     is not a suite's; ``leave_out`` says how the calling verb does without one (e.g. ``--invariance ""``)."""
@@ -146,8 +174,17 @@ def _core_manifest(core: Path) -> tuple[dict[str, Any], str]:
 
 
 def write_suite(core: str | Path, out: str | Path, seed: int = SUITE_SEED, families: Sequence[str] | None = None,
-                version: str = SUITE_VERSION, base_items: int = BASE_ITEMS_PER_FAMILY) -> dict[str, Any]:
-    """Frame the sample of every family of the release in ``core`` into ``out``; returns the manifest."""
+                version: str = SUITE_VERSION, base_items: int = BASE_ITEMS_PER_FAMILY,
+                allow_modified_items: bool = False) -> dict[str, Any]:
+    """Frame the sample of every family of the release in ``core`` into ``out``; returns the manifest.
+
+    Every core file is first accepted by :func:`decisionpivot.item_origin.accept_items_file` (a core this package
+    re-derives or released); with ``allow_modified_items`` a file it refuses is framed all the same and the
+    manifest's ``core`` records it under ``modified`` (such a suite is then refused without the flag).
+    """
+    from decisionpivot.item_origin import accept_items_file, modified_items
+    from decisionpivot.items import sha256_file
+
     core, out = Path(core), Path(out)
     core_manifest, core_hash = _core_manifest(core)
     if out.resolve() == core.resolve():
@@ -158,16 +195,24 @@ def write_suite(core: str | Path, out: str | Path, seed: int = SUITE_SEED, famil
     check_names("family", names, entries, where=f"{core}/MANIFEST.json", plural="families")
     for name in names:
         material(name)
+    checks = []
+    for name in sorted(names):  # every core file accepted before anything is written
+        entry = entries[name]
+        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
+            raise DecisionPivotError(f"{core}/MANIFEST.json: family {name!r} names no items file")
+        checks.append((name, accept_items_file(core / entry["file"], sha256_file(core / entry["file"]),
+                                               allow_modified_items, name)))
     make_folder(out)
     manifest: dict[str, Any] = {
         "benchmark": BENCHMARK, "version": version, "seed": seed,
         "core": {"version": core_manifest.get("version", ""), "manifest_sha256": core_hash},
         "base_items_per_family": base_items, "framings": list(FRAMINGS), "families": {},
     }
+    modified = modified_items(checks)
+    if modified:
+        manifest["core"][MODIFIED_CORE] = modified
     for name in sorted(names):
         entry = entries[name]
-        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
-            raise DecisionPivotError(f"{core}/MANIFEST.json: family {name!r} names no items file")
         items = read_items(core / entry["file"])
         core_seed = entry.get("seed")
         if not isinstance(core_seed, int):
@@ -176,11 +221,8 @@ def write_suite(core: str | Path, out: str | Path, seed: int = SUITE_SEED, famil
         data = items_bytes(framed)
         path = out / f"{name}.jsonl"
         atomic_write_bytes(path, data)
-        manifest["families"][name] = {
-            "file": path.name, "layer": entry.get("layer", framed[0].layer if framed else ""),
-            "items": len(framed), "base_items": len({i.extra["base"] for i in framed}),
-            "groups": len({i.group for i in framed}), "sha256": hashlib.sha256(data).hexdigest(), "seed": seed,
-        }
+        manifest["families"][name] = suite_entry(name, entry.get("layer", framed[0].layer if framed else ""), framed,
+                                                 hashlib.sha256(data).hexdigest(), seed, core_seed)
     manifest["items"] = sum(e["items"] for e in manifest["families"].values())
     text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
     atomic_write_bytes(out / MANIFEST_NAME, text.encode("utf-8"))

@@ -12,8 +12,11 @@ of the release and drawn to the release's plan, so every draw is checked before 
 * no item state (:func:`state_sha256`, a canonical hash of the state as a model reads it) repeats within the
   draw, in an earlier draw or in the release: a copied or re-manifested draw is not a fresh one, whatever
   its file hashes;
-* each items file is read and hashed once (the scorer's layout), checked against the SHA-256 its manifest
-  records by the scorer's own check, and the answer files name the SHA-256 of the items they answered.
+* each items file is read and hashed once (the scorer's layout) and accepted, before any check above, by the
+  rule of every verb that reads items (:mod:`decisionpivot.item_origin`): this package draws it again with the
+  seed its manifest records and gets the same bytes (or ships that draw's hashes) - a copied, edited or
+  re-manifested draw is refused, whatever else it gets right - and the answer files name the SHA-256 of the
+  items they answered.
 
 Answers are read by the scorer's own rules (:mod:`decisionpivot.score.answers`): failed and missing
 predictions are wrong, at the uniform confidence ``1/|O|``; a file with records for fewer than 99% of its
@@ -36,6 +39,7 @@ import numpy as np
 from decisionpivot import RELEASE_SEED
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.generate.run import MANIFEST_NAME, read_manifest
+from decisionpivot.item_origin import accept_items_file
 from decisionpivot.items import sha256_file
 from decisionpivot.score.certified import answer_fingerprint
 from decisionpivot.score.layout import TaskLayout, read_layout
@@ -268,10 +272,11 @@ def _check_family(path: Path, layout: TaskLayout, seed: int, release: ReleaseIte
 
 
 def read_draw(seed: int, items_root: Path, runs_root: Path, release: ReleaseItems,
-              earlier: dict[str, dict[str, tuple[int, str]]]) -> CalibrationDraw:
+              earlier: dict[str, dict[str, tuple[int, str]]], allow_modified_items: bool = False) -> CalibrationDraw:
     """Check one calibration draw (see the module docstring) and read every system's answers to it.
 
     ``earlier``: family -> state hash -> (seed, item id) of the draws checked before; this draw's are added.
+    ``allow_modified_items``: read items files the rule of every verb refuses (the draw's item checks say so).
     """
     if seed == RELEASE_SEED:
         raise DecisionPivotError(f"--seeds: {seed} is the release seed; calibration needs fresh draws (other seeds)")
@@ -299,6 +304,7 @@ def read_draw(seed: int, items_root: Path, runs_root: Path, release: ReleaseItem
         if layout.items_sha256 == release.families.get(layout.task):
             raise DecisionPivotError(f"{path}: these are the released {layout.task} items; calibration must never "
                                      "use them")
+        accept_items_file(path, layout.items_sha256, allow_modified_items, layout.task)  # before any other check
         _check_family(path, layout, seed, release, earlier)
         layouts.append(layout)
     runs = runs_root / f"seed-{seed}"
@@ -307,7 +313,8 @@ def read_draw(seed: int, items_root: Path, runs_root: Path, release: ReleaseItem
             f"{runs}: no calibration runs for seed {seed} (`dp evaluate --system S --items {items} --runs {runs}`)"
         )
     layouts.sort(key=lambda layout: (layout.layer, layout.task))
-    loaded = load_runs(runs, items, None, None, tasks=(), core_layouts=layouts)
+    loaded = load_runs(runs, items, None, None, tasks=(), allow_modified_items=allow_modified_items,
+                       core_layouts=layouts)
     families = {layout.task: layout.items_sha256 for layout in sorted(layouts, key=lambda layout: layout.task)}
     return CalibrationDraw(seed, items, sha256_file(items / MANIFEST_NAME), families, loaded)
 

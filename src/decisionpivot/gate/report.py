@@ -2,7 +2,8 @@
 (the thresholds a deploying team drops into its config).
 
 Fractions are in [0, 1] in JSON (percent only in Markdown), rounded to 6 decimals; keys are sorted and
-paths are written as given, so the bytes depend on the inputs only.
+paths are written as given, so the bytes depend on the inputs only. Items read with ``--allow-modified-items``
+are stated in each of them (``modified_items`` in the JSON files, a sentence in gate.md and what `dp gate` prints).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from decisionpivot.gate.calibration import CalibrationDraw
 from decisionpivot.gate.method import METHOD, REFERENCE, THRESHOLD_GRID, guarantee_text, percent_text
 from decisionpivot.gate.recalibration import map_record
 from decisionpivot.gate.run import AUTOMATE, Entry, Gating, SystemGate
+from decisionpivot.item_origin import modified_items, modified_note
 from decisionpivot.items import atomic_write_bytes
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED
 from decisionpivot.score.report import markdown_table, markdown_text
@@ -88,6 +90,18 @@ def _gap(system: SystemGate) -> float | None:
     return None if certified is None or retrospective is None else retrospective - certified
 
 
+def _modified(record: dict[str, Any], gating: Gating) -> dict[str, Any]:
+    """``record`` with ``modified_items`` (label -> what did not match) when items were read with
+    ``--allow-modified-items`` (unchanged otherwise)."""
+    modified = modified_items(gating.item_checks)
+    return {**record, "modified_items": modified} if modified else record
+
+
+def _modified_text(gating: Gating) -> str:
+    note = modified_note(gating.item_checks)
+    return f"**{note}**\n\n" if note else ""
+
+
 def _recalibrated(record: dict[str, Any], system: SystemGate) -> dict[str, Any]:
     """``record`` with the map the system was certified with (unchanged when certified on its own confidences)."""
     return record if system.recalibration is None else {**record, "recalibration": map_record(system.recalibration)}
@@ -96,7 +110,7 @@ def _recalibrated(record: dict[str, Any], system: SystemGate) -> dict[str, Any]:
 def gate_record(gating: Gating) -> dict[str, Any]:
     """The whole of gate.json."""
     s = gating.settings
-    return {
+    return _modified({
         "method": METHOD,
         "reference": REFERENCE,
         "guarantee": guarantee_text(s.target_risk, s.delta, len(gating.release_families)),
@@ -124,7 +138,7 @@ def gate_record(gating: Gating) -> dict[str, Any]:
             }, g)
             for g in gating.systems
         },
-    }
+    }, gating)
 
 
 def _deployable(entry: Entry) -> dict[str, Any]:
@@ -135,7 +149,7 @@ def _deployable(entry: Entry) -> dict[str, Any]:
 def system_record(gating: Gating, system: SystemGate) -> dict[str, Any]:
     """``gate/<system>.json``: what a deploying team needs, and what it was certified and checked on."""
     s = gating.settings
-    return _recalibrated({
+    return _modified(_recalibrated({
         "system": system.system,
         "use": USE,
         "guarantee": guarantee_text(s.target_risk, s.delta, len(system.families)),
@@ -151,7 +165,7 @@ def system_record(gating: Gating, system: SystemGate) -> dict[str, Any]:
                        "fingerprints": dict(sorted(system.release_fingerprints.items()))},
         "families": {family: _deployable(e) for family, e in sorted(system.families.items())},
         "pooled": _deployable(system.pooled),
-    }, system)
+    }, system), gating)
 
 
 def _json(record: dict[str, Any]) -> bytes:
@@ -215,7 +229,7 @@ def gate_summary(gating: Gating) -> str:
     return (f"Certified automation at risk <= {percent_text(s.target_risk)} with probability >= "
             f"{percent_text(1 - s.delta)}, calibrated on "
             f"seeds {', '.join(str(d.seed) for d in gating.draws)} (details: gate.md)\n\n"
-            + _recalibration_text(gating) + _summary_table(gating))
+            + _modified_text(gating) + _recalibration_text(gating) + _summary_table(gating))
 
 
 def _recalibration_text(gating: Gating) -> str:
@@ -238,6 +252,7 @@ def gate_markdown(gating: Gating) -> str:
     text = [
         "# Certified automation (`dp gate`)\n",
         f"**Guarantee.** {guarantee_text(s.target_risk, s.delta, len(gating.release_families))}\n",
+        *([_modified_text(gating)] if modified_items(gating.item_checks) else []),
         f"**Method.** {METHOD} ({REFERENCE}). Thresholds tested: {', '.join(f'{t:g}' for t in THRESHOLD_GRID)}. "
         f"{TESTED_ITEMS[0].upper() + TESTED_ITEMS[1:]}. A family without a certified threshold is marked "
         "**do not automate**; one whose calibration answers cover less than 99% of a draw's items, or whose "

@@ -144,6 +144,9 @@ class Gating:
     """Family -> SHA-256 of the release items file."""
     systems: tuple[SystemGate, ...]
     """One per system, sorted by name."""
+    item_checks: tuple[tuple[str, str], ...] = ()
+    """(``release/<family>`` or ``seed-<N>/<family>``, how its items file was accepted:
+    :func:`decisionpivot.item_origin.accept_items_file`)."""
 
 
 DEFAULTS = {"target_risk": 0.05, "delta": 0.10, "resamples": 1000}
@@ -297,17 +300,20 @@ def _pooled(entries: dict[str, Entry], calibrations: dict[str, FamilyAnswers],
 def gate_runs(
     runs: Path, items: Path, calibration_runs: Path, calibration_items: Path, seeds: Sequence[int],
     settings: GateSettings, systems: Sequence[str] | None = None, progress: bool | None = None,
-    recalibration: Path | None = None,
+    recalibration: Path | None = None, allow_modified_items: bool = False,
 ) -> Gating:
     """Read the release and calibration answers, check them, and gate every system (on confidences recalibrated
-    by each system's map of ``recalibration``, a map file or a folder of them, when given)."""
+    by each system's map of ``recalibration``, a map file or a folder of them, when given). Items files the rule
+    of every verb refuses (:mod:`decisionpivot.item_origin`) stop the gating unless ``allow_modified_items``; the
+    gating's item checks then say so."""
     _validate(settings)
     if not seeds:
         raise DecisionPivotError("no calibration seeds given")
-    release = load_runs(runs, items, None, systems, tasks=())
+    release = load_runs(runs, items, None, systems, tasks=(), allow_modified_items=allow_modified_items)
     released = release_items(items, release.core)
     states: dict[str, dict[str, tuple[int, str]]] = {}
-    draws = tuple(read_draw(seed, calibration_items, calibration_runs, released, states) for seed in seeds)
+    draws = tuple(read_draw(seed, calibration_items, calibration_runs, released, states, allow_modified_items)
+                  for seed in seeds)
     maps = {} if recalibration is None else read_maps(recalibration, sorted(release.systems))
     for mapping in maps.values():
         check_unseen(mapping, draws, released.manifest_sha256)
@@ -316,4 +322,6 @@ def gate_runs(
         gate_system(system, release, draws, settings, maps.get(system))
         for system in tqdm(sorted(release.systems), desc="gate", unit="system", disable=quiet, leave=False)
     )
-    return Gating(settings, draws, items, released.manifest_sha256, released.families, gated)
+    checks = [(f"release/{task}", how) for task, how in release.item_checks]
+    checks += [(f"seed-{draw.seed}/{task}", how) for draw in draws for task, how in draw.loaded.item_checks]
+    return Gating(settings, draws, items, released.manifest_sha256, released.families, gated, tuple(checks))

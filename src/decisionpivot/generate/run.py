@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from decisionpivot import BENCHMARK_VERSION
 from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.generate.common.seeding import group_rng
@@ -22,6 +23,12 @@ from decisionpivot.generate.registry import families, family
 from decisionpivot.items import Item, atomic_write_bytes, items_bytes, make_folder, sha256_file
 
 MANIFEST_NAME = "MANIFEST.json"
+CORE_BENCHMARK = "DecisionPivot core"
+"""``benchmark`` of a core folder's MANIFEST.json (what tells a core draw from an invariance suite)."""
+MANIFEST_KEYS = ("benchmark", "version", "families")
+"""The keys of a core MANIFEST.json, in the order written."""
+ENTRY_KEYS = ("file", "layer", "items", "groups", "sha256", "generator_version", "seed")
+"""The keys of one family's entry in a core MANIFEST.json, in the order written."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +120,14 @@ def _draw_and_serialise(args: tuple[str, int]) -> tuple[str, str, bytes, int, in
     return name, draw.version, items_bytes(draw.items), len(draw.items), groups
 
 
+def manifest_entry(name: str, layer: str, items: int, groups: int, sha256: str, generator_version: str,
+                   seed: int) -> dict[str, Any]:
+    """One family's entry in a core MANIFEST.json (keys :data:`ENTRY_KEYS`): what ``dp generate`` and
+    ``dp manifest`` write, and what :mod:`decisionpivot.item_origin` re-derives to compare with."""
+    return {"file": f"{name}.jsonl", "layer": layer, "items": items, "groups": groups, "sha256": sha256,
+            "generator_version": generator_version, "seed": seed}
+
+
 def read_manifest(folder: str | Path) -> dict[str, Any]:
     path = Path(folder) / MANIFEST_NAME
     if not Path(folder).is_dir():
@@ -130,7 +145,7 @@ def write_family_files(
     seed: int,
     names: Sequence[str] | None = None,
     jobs: int = 1,
-    benchmark_version: str = "",
+    benchmark_version: str = BENCHMARK_VERSION,
     progress: bool = False,
     write_manifest: bool = True,
 ) -> dict[str, Any]:
@@ -150,7 +165,7 @@ def write_family_files(
         raise DecisionPivotError(f"jobs must be at least 1, got {jobs}")
     make_folder(out)  # an output path that cannot be a folder fails before any work, not after the draw
     manifest_path = out / MANIFEST_NAME
-    manifest: dict[str, Any] = {"benchmark": "DecisionPivot core", "version": benchmark_version, "families": {}}
+    manifest: dict[str, Any] = {"benchmark": CORE_BENCHMARK, "version": benchmark_version, "families": {}}
     if manifest_path.exists():
         old = read_manifest(out)
         if old.get("families"):
@@ -174,16 +189,8 @@ def write_family_files(
     for name, version, data, count, groups in results:
         path = out / f"{name}.jsonl"
         atomic_write_bytes(path, data)
-        spec = family(name)
-        manifest["families"][name] = {
-            "file": path.name,
-            "layer": spec.layer,
-            "items": count,
-            "groups": groups,
-            "sha256": sha256_file(path),
-            "generator_version": version,
-            "seed": seed,
-        }
+        manifest["families"][name] = manifest_entry(name, family(name).layer, count, groups, sha256_file(path),
+                                                    version, seed)
     manifest["families"] = dict(sorted(manifest["families"].items()))
     if write_manifest:
         _write_manifest(manifest_path, manifest)
@@ -196,7 +203,7 @@ def _write_manifest(path: Path, manifest: dict[str, Any]) -> None:
 
 
 def rebuild_manifest(
-    out: str | Path, seed: int, names: Sequence[str] | None = None, benchmark_version: str = ""
+    out: str | Path, seed: int, names: Sequence[str] | None = None, benchmark_version: str = BENCHMARK_VERSION
 ) -> dict[str, Any]:
     """Write ``<out>/MANIFEST.json`` from the ``<family>.jsonl`` files already in ``out``.
 
@@ -220,7 +227,7 @@ def rebuild_manifest(
         chosen = [s.name for s in families() if (out / f"{s.name}.jsonl").exists()]
         if not chosen:
             raise DecisionPivotError(f"{out}/: no items files of any registered family")
-    manifest: dict[str, Any] = {"benchmark": "DecisionPivot core", "version": benchmark_version, "families": {}}
+    manifest: dict[str, Any] = {"benchmark": CORE_BENCHMARK, "version": benchmark_version, "families": {}}
     for name in chosen:
         path = out / f"{name}.jsonl"
         items = read_items(path)
@@ -231,15 +238,8 @@ def rebuild_manifest(
         versions = sorted({i.version for i in items})
         if len(versions) != 1:
             raise DecisionPivotError(f"{path}: items carry several generator versions {versions}")
-        manifest["families"][name] = {
-            "file": path.name,
-            "layer": spec.layer,
-            "items": len(items),
-            "groups": len({i.group for i in items}),
-            "sha256": sha256_file(path),
-            "generator_version": versions[0],
-            "seed": seed,
-        }
+        manifest["families"][name] = manifest_entry(name, spec.layer, len(items), len({i.group for i in items}),
+                                                    sha256_file(path), versions[0], seed)
     manifest["families"] = dict(sorted(manifest["families"].items()))
     _write_manifest(out / MANIFEST_NAME, manifest)
     return manifest

@@ -16,7 +16,7 @@ from pathlib import Path
 from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED
 from decisionpivot.errors import check_names
 from decisionpivot.evaluate.run import task_files
-from decisionpivot.item_hashes import check_items_file
+from decisionpivot.item_origin import accept_items_file
 from decisionpivot.items import Item, item_line, read_items, sha256_file
 
 DEFAULT_ITEMS_DIR = Path("datasets") / "core" / BENCHMARK_VERSION
@@ -34,7 +34,7 @@ class ReleaseTask:
     sha256: str
     """SHA-256 of the items file (what an answer file's meta records)."""
     check: str
-    """How it was checked: ``manifest+release``, ``manifest`` or ``unchecked (no MANIFEST.json)``."""
+    """How it was accepted (:func:`decisionpivot.item_origin.accept_items_file`): ``released core 1.2``, ..."""
     items: tuple[Item, ...]
     """The items in file order."""
 
@@ -75,6 +75,6 @@ def release_tasks(items_dir: Path, tasks: Sequence[str] | None = None) -> dict[s
     for task in names:
         path = files[task]
         sha256 = sha256_file(path)
-        check = check_items_file(items_dir, task, path, sha256)
+        check = accept_items_file(path, sha256, task=task)
         found[task] = ReleaseTask(task, path, sha256, check, tuple(read_items(path)))
     return found

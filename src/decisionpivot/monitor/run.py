@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from decisionpivot.errors import DecisionPivotError, did_you_mean
+from decisionpivot.item_origin import modified_items, modified_note
 from decisionpivot.monitor.exact import clopper_pearson, exceedance_p_value
 from decisionpivot.score.certified import GATE_DECISIONS, answer_fingerprint
 from decisionpivot.score.pipeline import load_runs
@@ -130,15 +131,21 @@ class Sample:
     """``(n, K)`` every option's probability (answer files only: a temperature map needs them)."""
     option_count: np.ndarray | None = None
     """``(n,)`` options per item (answer files only)."""
+    items_check: str = ""
+    """How the family's items file was accepted (answer files only: :func:`decisionpivot.item_origin.
+    accept_items_file`); the outputs say when it was read only under ``--allow-modified-items``."""
 
 
-def read_answers_sample(answers: Path, items: Path) -> tuple[list[Sample], dict[str, str | None]]:
-    """Answer files of one system (``answers`` = RUNS/<system>) against their labelled items, and each family's
+def read_answers_sample(answers: Path, items: Path,
+                        allow_modified_items: bool = False) -> tuple[list[Sample], dict[str, str | None]]:
+    """Answer files of one system (``answers`` = RUNS/<system>) against their labelled items (accepted by the rule
+    of every verb that reads items; one it refuses stops it unless ``allow_modified_items``), and each family's
     configuration fingerprint (for :func:`check_configuration`)."""
     if not answers.is_dir():
         raise DecisionPivotError(f"{answers}: no such answer folder (expected RUNS/<system>)")
-    loaded = load_runs(answers.parent, items, None, [answers.name], tasks=())
-    samples = [Sample(layout.task, a.confidence, a.correct, a.probabilities, layout.option_count)
+    loaded = load_runs(answers.parent, items, None, [answers.name], tasks=(), allow_modified_items=allow_modified_items)
+    checks = dict(loaded.item_checks)
+    samples = [Sample(layout.task, a.confidence, a.correct, a.probabilities, layout.option_count, checks[layout.task])
                for layout in loaded.core if (a := loaded.answers.get((answers.name, layout.task))) is not None]
     if not samples:
         reasons = "; ".join(f"{e.task}: {e.reason}" for e in loaded.exclusions) or "no answer files"
@@ -216,6 +223,8 @@ class Monitoring:
     """Per family of the sample."""
     map_path: str | None
     """The recalibration map applied to the confidences first, if any."""
+    item_checks: tuple[tuple[str, str], ...] = ()
+    """(family, how its items file was accepted), for a sample of answer files."""
 
     @property
     def exceeded(self) -> bool:
@@ -233,7 +242,8 @@ def monitor(certificate: Certificate, samples: list[Sample], sample: str, alpha:
                                      f"{did_you_mean(s.family, certificate.thresholds)} (it has "
                                      f"{', '.join(sorted(certificate.thresholds))})")
         entries.append(check_sample(s, certificate.thresholds[s.family], certificate.target_risk, alpha))
-    return Monitoring(certificate, sample, alpha, tuple(entries), map_path)
+    return Monitoring(certificate, sample, alpha, tuple(entries), map_path,
+                      tuple((s.family, s.items_check) for s in samples if s.items_check))
 
 
 def _fraction(value: float | None) -> float | None:
@@ -251,6 +261,7 @@ def monitoring_record(m: Monitoring) -> dict[str, Any]:
             "risk": _fraction(e.risk), "risk_interval": [_fraction(v) for v in e.risk_interval],
             "coverage": _fraction(e.coverage), "coverage_interval": [_fraction(v) for v in e.coverage_interval],
             "p_value": _fraction(e.p_value), "exceeded": e.exceeded} for e in m.entries},
+        **({"modified_items": modified} if (modified := modified_items(m.item_checks)) else {}),
     }
 
 
@@ -269,6 +280,8 @@ def monitoring_markdown(m: Monitoring) -> str:
                + ", ".join(e.family for e in m.entries if e.exceeded) if m.exceeded
                else "**Holds**: no family exceeds the certified risk with confidence")
     mapped = f" Confidences recalibrated with {markdown_text(m.map_path)} first." if m.map_path else ""
+    if (note := modified_note(m.item_checks)) is not None:
+        mapped += f" **{note}**"
     return (f"# Monitoring {markdown_text(m.certificate.system)} against {markdown_text(m.certificate.path.as_posix())}"
             f"\n\n{verdict} (certified risk {100 * m.certificate.target_risk:g}%, one-sided exact test at alpha "
             f"{m.alpha:g}). Sample: {markdown_text(m.sample)}.{mapped} Risk and coverage in percent with exact "

@@ -67,7 +67,8 @@ def map_record(maps: FittedMaps, method: str) -> dict[str, Any]:
         "isotonic": {"confidence": list(maps.isotonic.confidence), "calibrated": list(maps.isotonic.calibrated)},
         "fitted_on": {"seeds": list(maps.seeds), "draws": {str(seed): sha for seed, sha in maps.draws},
                       "families": list(maps.families), "items": maps.items, "groups": maps.groups, "split": SPLIT,
-                      "fingerprints": {family: fingerprint for family, fingerprint in maps.fingerprints}},
+                      "fingerprints": {family: fingerprint for family, fingerprint in maps.fingerprints},
+                      **({"modified_items": dict(maps.modified_items)} if maps.modified_items else {})},
         "package_version": __version__,
     }
 

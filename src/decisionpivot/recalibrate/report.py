@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from decisionpivot import __version__
+from decisionpivot.item_origin import modified_items, modified_note
 from decisionpivot.items import atomic_write_bytes
 from decisionpivot.recalibrate.map_file import SPLIT, map_bytes, map_record
 from decisionpivot.recalibrate.maps import TEMPERATURE_RANGE
@@ -40,6 +41,7 @@ def recalibration_record(result: Recalibration) -> dict[str, Any]:
                                     "seeds": list(s.maps.seeds),
                                     "methods": {r.method: _result(r) for r in s.results}}
                     for s in result.systems},
+        **({"modified_items": modified} if (modified := modified_items(result.item_checks)) else {}),
     }
 
 
@@ -66,6 +68,7 @@ def recalibration_markdown(result: Recalibration) -> str:
         f"at the threshold `dp gate`'s test certifies on the held-out half at risk <= {result.target_risk:g} with "
         f"probability >= {1 - result.delta:g} (0 where none). The recommended map has the lower held-out ECE. "
         "All figures in percent; ECE x100.\n\n"
+        + (f"**{note}**\n\n" if (note := modified_note(result.item_checks)) else "")
         + markdown_table(["System", "Map", "ECE", "Acc@0.90", "Share@0.90", "Cert. cov.", "Held-out ECE"], rows))
 
 

@@ -27,6 +27,7 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.gate.calibration import CalibrationDraw, FamilyAnswers, joined, read_draw, release_items
 from decisionpivot.gate.check import check_release, release_weights
 from decisionpivot.gate.method import certify, sampled_members
+from decisionpivot.item_origin import modified_items
 from decisionpivot.recalibrate.maps import (
     IsotonicMap,
     fit_isotonic,
@@ -117,6 +118,10 @@ class FittedMaps:
     fingerprints: tuple[tuple[str, str | None], ...] = ()
     """(family, configuration fingerprint of the answers fitted on); None when not recorded or when the draws'
     answers disagree. `dp gate --recalibration` refuses the map for answers of another configuration."""
+    modified_items: tuple[tuple[str, str], ...] = ()
+    """(``seed-<N>/<family>``, what did not match) of the draws' items fitted on that were read with
+    ``--allow-modified-items`` (:func:`decisionpivot.item_origin.modified_items`); empty for items this package
+    re-derives."""
 
 
 def mapped_confidence(method: str, maps: FittedMaps, part: FamilyPart) -> np.ndarray:
@@ -176,6 +181,9 @@ class Recalibration:
     """Risk target of the certification."""
     delta: float
     """Its delta."""
+    item_checks: tuple[tuple[str, str], ...] = ()
+    """(``release/<family>`` or ``seed-<N>/<family>``, how its items file was accepted:
+    :func:`decisionpivot.item_origin.accept_items_file`)."""
 
 
 def _certified(parts: Sequence[FamilyPart], release: Sequence[FamilyPart], method: str, maps: FittedMaps,
@@ -247,7 +255,9 @@ def recalibrate_system(system: str, draws: Sequence[CalibrationDraw], release: S
     maps = FittedMaps(system, temperature, isotonic, tuple(d.seed for d in draws),
                       tuple((d.seed, d.manifest_sha256) for d in draws), tuple(families),
                       sum(p.correct.size for p in fit), sum(len(p.group_keys) for p in fit),
-                      fitted_fingerprints(draws, system, families))
+                      fitted_fingerprints(draws, system, families),
+                      tuple(modified_items((f"seed-{d.seed}/{task}", how) for d in draws
+                                           for task, how in d.loaded.item_checks if task in families).items()))
     release_correct = np.concatenate([p.correct for p in release])
     held_correct = np.concatenate([p.correct for p in held])
     results = []
@@ -265,14 +275,17 @@ def recalibrate_system(system: str, draws: Sequence[CalibrationDraw], release: S
 
 def recalibrate_runs(runs: Path, items: Path, calibration_runs: Path, calibration_items: Path, seeds: Sequence[int],
                      systems: Sequence[str] | None, target: float = DEFAULT_TARGET_RISK, delta: float = DEFAULT_DELTA,
-                     resamples: int = DEFAULT_RESAMPLES) -> Recalibration:
-    """Every system under ``runs`` (or those named): fitted on the calibration draws, measured on the release."""
+                     resamples: int = DEFAULT_RESAMPLES, allow_modified_items: bool = False) -> Recalibration:
+    """Every system under ``runs`` (or those named): fitted on the calibration draws, measured on the release.
+    Items files the rule of every verb refuses (:mod:`decisionpivot.item_origin`) stop it unless
+    ``allow_modified_items``; the result and the maps then say so."""
     if not 0 < target < 1 or not 0 < delta < 1:
         raise DecisionPivotError(f"--target-risk and --delta must be fractions in (0, 1), got {target} and {delta}")
-    loaded = load_runs(runs, items, None, systems, tasks=())
+    loaded = load_runs(runs, items, None, systems, tasks=(), allow_modified_items=allow_modified_items)
     released = release_items(items, loaded.core)
     states: dict[str, dict[str, tuple[int, str]]] = {}
-    draws = [read_draw(seed, calibration_items, calibration_runs, released, states) for seed in seeds]
+    draws = [read_draw(seed, calibration_items, calibration_runs, released, states, allow_modified_items)
+             for seed in seeds]
     out = []
     for system in loaded.systems:
         release = [family_part(layout, loaded.answers[(system, layout.task)], "release") for layout in loaded.core
@@ -280,4 +293,6 @@ def recalibrate_runs(runs: Path, items: Path, calibration_runs: Path, calibratio
         if not release:
             raise DecisionPivotError(f"{runs / system}: no family with usable release answers to measure on")
         out.append(recalibrate_system(system, draws, release, target, delta, resamples))
-    return Recalibration(tuple(out), items.as_posix(), target, delta)
+    checks = [(f"release/{task}", how) for task, how in loaded.item_checks]
+    checks += [(f"seed-{draw.seed}/{task}", how) for draw in draws for task, how in draw.loaded.item_checks]
+    return Recalibration(tuple(out), items.as_posix(), target, delta, tuple(checks))

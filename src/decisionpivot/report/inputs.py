@@ -20,6 +20,7 @@ from typing import Any
 
 from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.item_origin import accept_items_file, modified_note
 from decisionpivot.report.deployment_pages import read_deployment
 from decisionpivot.score.answers import TaskAnswers, read_task_answers
 from decisionpivot.score.certified import answer_fingerprints, read_gate_for
@@ -83,6 +84,18 @@ class ReportInputs:
     """What each input was (for the site's footer): name -> path as given."""
     deployment: Mapping[str, Any] = field(default_factory=dict)
     """What the deployment verbs wrote under the reports folder (:mod:`decisionpivot.report.deployment_pages`)."""
+    item_checks: tuple[tuple[str, str], ...] = ()
+    """(family, or ``invariance/<family>``, how its items file was accepted:
+    :func:`decisionpivot.item_origin.accept_items_file`); with those ``scoring.json`` records, what the site's
+    footer states when items were read with ``--allow-modified-items``."""
+
+    @property
+    def modified_note(self) -> str | None:
+        """The sentence every page carries when the report or the scoring it shows read items with
+        ``--allow-modified-items`` (None otherwise)."""
+        recorded = self.scoring.get("item_checks")
+        checks = dict(recorded) if isinstance(recorded, dict) else {}
+        return modified_note({**checks, **dict(self.item_checks)}.items())
 
     @property
     def systems(self) -> tuple[str, ...]:
@@ -265,17 +278,22 @@ def _optional(value: str | None, default: Path) -> Path | None:
     return path
 
 
-def _core_layouts(items: Path, families: Sequence[str], scoring_path: Path) -> list[TaskLayout]:
+def _core_layouts(items: Path, families: Sequence[str], scoring_path: Path,
+                  allow_modified_items: bool = False) -> tuple[list[TaskLayout], list[tuple[str, str]]]:
+    """The layouts of the scored families and how each file was accepted (the rule of every verb that reads items,
+    :mod:`decisionpivot.item_origin`: one it refuses stops the report unless ``allow_modified_items``)."""
     if not items.is_dir():
         raise DecisionPivotError(f"{items}: no core items folder (pass --items, the folder `dp score` read)")
-    layouts = []
+    layouts, checks = [], []
     for family in families:
         path = items / f"{family}.jsonl"
         if not path.exists():
             raise DecisionPivotError(f"{path}: not found, but {scoring_path} scored family {family!r} "
                                      "(pass --items, the folder `dp score` read)")
-        layouts.append(read_layout(path))
-    return layouts
+        layout = read_layout(path)
+        checks.append((family, accept_items_file(path, layout.items_sha256, allow_modified_items, family)))
+        layouts.append(layout)
+    return layouts, checks
 
 
 def _read_answers(runs: Path, systems: Iterable[str], layouts: Sequence[TaskLayout],
@@ -303,7 +321,7 @@ def _manifest(items: Path) -> dict[str, Any] | None:
 
 def read_inputs(reports: str | Path = "reports", items: str | Path | None = None, runs: str | Path = "runs",
                 gate: str | None = None, stability: Sequence[str] | None = None,
-                partial: str | None = None) -> ReportInputs:
+                partial: str | None = None, allow_modified_items: bool = False) -> ReportInputs:
     """Read and check every input; ``gate``/``partial`` None look in ``reports`` (an empty string: none),
     ``stability`` None finds ``stability*.json`` and ``*/stability.json`` there (an empty list: none)."""
     reports = Path(reports)
@@ -315,7 +333,7 @@ def read_inputs(reports: str | Path = "reports", items: str | Path | None = None
     if items is None:
         raise DecisionPivotError("no core items folder given (--items)")
     items = Path(items)
-    layouts = _core_layouts(items, scoring["core_tasks"], scoring_path)
+    layouts, checks = _core_layouts(items, scoring["core_tasks"], scoring_path, allow_modified_items)
     runs = Path(runs)
     if layouts and not runs.is_dir():
         raise DecisionPivotError(f"{runs}: no runs folder (pass --runs, the folder `dp score` read)")
@@ -345,5 +363,6 @@ def read_inputs(reports: str | Path = "reports", items: str | Path | None = None
         stability=tuple(read_stability(p) for p in stability_paths),
         sources=sources,
         deployment=read_deployment(reports),
+        item_checks=tuple(checks),
     )
 

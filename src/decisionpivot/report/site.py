@@ -13,7 +13,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
@@ -82,7 +82,8 @@ def _footer(inputs: ReportInputs) -> str:
     return (f"<p>Built by <code>dp report</code> (decisionpivot {esc(__version__)}; core items version "
             f"{esc(version)}, this package draws {esc(BENCHMARK_VERSION)}) from {sources}. Scores as "
             f"<code>dp score</code> computed them: {esc(scoring.get('resamples', '?'))} bootstrap resamples, seed "
-            f"{esc(scoring.get('seed', '?'))}. The same inputs give the same bytes.</p>")
+            f"{esc(scoring.get('seed', '?'))}. The same inputs give the same bytes.</p>"
+            + (f'<p class="modified"><strong>{esc(note)}</strong></p>' if (note := inputs.modified_note) else ""))
 
 
 def build_files(
@@ -192,26 +193,29 @@ def _replace(out: Path, files: Mapping[str, bytes]) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def suite_runs(inputs: ReportInputs, invariance: str | Path | None, runs: str | Path) -> FramedRuns | None:
+def suite_runs(inputs: ReportInputs, invariance: str | Path | None, runs: str | Path,
+               allow_modified_items: bool = False) -> tuple[FramedRuns | None, tuple[tuple[str, str], ...]]:
     """The invariance suite the framing view shows: the report's own items when framed, else ``invariance``
-    answered under ``runs`` by the scored systems (None: no suite)."""
+    answered under ``runs`` by the scored systems (None: no suite); with how its files were accepted
+    (``invariance/<family>``; :mod:`decisionpivot.item_origin`)."""
     from decisionpivot.report.facts import ranked_systems
 
     records = (inputs.scoring.get("invariance") or {}).get("records", ())
     systems = ranked_systems(inputs)
     framed = framed_runs(inputs.layouts, inputs.answers, systems, records)
     if framed is not None or invariance is None:
-        return framed
+        return framed, ()
     from decisionpivot.score.pipeline import load_runs
+    from decisionpivot.score.results import SUITE_LABEL
 
     present = [s for s in systems if (Path(runs) / s).is_dir()]
     if not present:
         raise DecisionPivotError(f"{runs}: no answers of {', '.join(systems)} to the invariance suite {invariance}")
-    loaded = load_runs(runs, invariance, None, present, ())
+    loaded = load_runs(runs, invariance, None, present, (), allow_modified_items)
     found = framed_runs(loaded.core, loaded.answers, present, records)
     if found is None:
         raise DecisionPivotError(f"{invariance}: not an invariance suite (its items have no 'framing' and 'base')")
-    return found
+    return found, tuple((f"{SUITE_LABEL}/{task}", how) for task, how in loaded.item_checks)
 
 
 def _names(value: str | Sequence[str] | None) -> list[str] | None:
@@ -226,13 +230,16 @@ def report_site(reports: str | Path = "reports", items: str | Path | None = None
                 out: str | Path | None = None, gate: str | None = None,
                 stability: str | Sequence[str] | None = None, partial: str | None = None,
                 progress: bool | None = None, invariance: str | Path | None = None,
-                invariance_runs: str | Path = "runs-invariance") -> BuiltSite:
+                invariance_runs: str | Path = "runs-invariance", allow_modified_items: bool = False) -> BuiltSite:
     """Read the inputs (:func:`decisionpivot.report.inputs.read_inputs`), build and write the site; with an
     invariance suite (the items folder itself, or ``invariance`` answered under ``invariance_runs``), its
-    framing view too."""
-    inputs = read_inputs(reports, items, runs, gate, _names(stability), partial)
+    framing view too. Items the rule of every verb refuses stop it unless ``allow_modified_items``; every page's
+    footer then says so."""
+    inputs = read_inputs(reports, items, runs, gate, _names(stability), partial, allow_modified_items)
     folder = Path(out) if out is not None else Path(reports) / "site"
-    files = build_files(inputs, progress, suite_runs(inputs, invariance, invariance_runs))
+    framed, suite_checks = suite_runs(inputs, invariance, invariance_runs, allow_modified_items)
+    inputs = replace(inputs, item_checks=(*inputs.item_checks, *suite_checks))
+    files = build_files(inputs, progress, framed)
     _replace(folder, files)
     return BuiltSite(folder, len(files), sum(len(d) for d in files.values()),
                      sum(1 for name in files if name.endswith(".html")))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.item_hashes import ModifiedItemsError, check_items_file
+from decisionpivot.item_origin import accept_items_file, modified_note
 from decisionpivot.score.answers import (
     AnswerSummary,
     TaskAnswers,
@@ -30,7 +30,7 @@ from decisionpivot.score.certified import answer_fingerprints
 from decisionpivot.score.core import CORE_METRICS, score_core
 from decisionpivot.score.layout import TaskLayout, read_layout
 from decisionpivot.score.reference import SCORE, ReferenceTask, reference_tasks, score_reference
-from decisionpivot.score.results import CORE, MACRO, REFERENCE, Exclusion, Scoring
+from decisionpivot.score.results import CORE, MACRO, REFERENCE, SUITE_LABEL, Exclusion, Scoring
 
 
 @dataclass(frozen=True)
@@ -54,19 +54,14 @@ class LoadedRuns:
     short: dict[tuple[str, str], TaskAnswers] = field(default_factory=dict)
     """(system, task) -> answers of the tasks excluded for too few records (for ``--partial``)."""
     item_checks: tuple[tuple[str, str], ...] = ()
-    """(task, how its items file was checked against the hash recorded for it), core then reference."""
+    """(task, how its items file was accepted: :func:`decisionpivot.item_origin.accept_items_file`), core then
+    reference."""
 
 
 def _checked(layout: TaskLayout, allow_modified_items: bool) -> tuple[str, str]:
-    """(task, how its items file was checked); a mismatch stops the scoring unless ``allow_modified_items``."""
-    path = layout.items_path
-    try:
-        how = check_items_file(path.parent, layout.task, path, layout.items_sha256)
-    except ModifiedItemsError:
-        if not allow_modified_items:
-            raise
-        how = "modified (--allow-modified-items)"
-    return layout.task, how
+    """(task, how its items file was accepted); a file the rule refuses stops the scoring unless
+    ``allow_modified_items``."""
+    return layout.task, accept_items_file(layout.items_path, layout.items_sha256, allow_modified_items, layout.task)
 
 
 def _core_layouts(items: Path | None) -> list[TaskLayout]:
@@ -89,9 +84,10 @@ def load_runs(
 ) -> LoadedRuns:
     """Read items and answer files; see the module docstring for what is included.
 
-    Every items file is first checked against the hash recorded for it (:mod:`decisionpivot.item_hashes`:
-    core files against their manifest and the released edition, reference files against their verified
-    card), as ``dp evaluate`` checks them: a changed file stops the scoring unless ``allow_modified_items``.
+    Every items file is first accepted by the one rule of every verb that reads items
+    (:mod:`decisionpivot.item_origin`: a core draw or suite this package re-derives or released, a reference task
+    its verified card records), as ``dp evaluate`` accepts them: anything else stops the scoring unless
+    ``allow_modified_items``.
     ``core_layouts``: the layouts of ``items`` already read by the caller (each file is read and hashed once).
     """
     runs = Path(runs)
@@ -236,7 +232,8 @@ def with_invariance(
 ) -> Scoring:
     """``scoring`` with the invariance metrics of a suite (``items``: its folder of framed ``<family>.jsonl``)
     answered under ``runs`` by the scored systems that have a folder there; the suite's exclusions and warnings
-    join the scoring's warnings, prefixed ``invariance suite``."""
+    join the scoring's warnings, prefixed ``invariance suite``, and how each of its files was accepted joins the
+    scoring's item checks as ``invariance/<family>``."""
     from decisionpivot.score.invariance import asked_one_question, is_framed, score_invariance
 
     present = [s for s in scoring.systems if (Path(runs) / s).is_dir()]
@@ -256,6 +253,7 @@ def with_invariance(
         invariance=tuple(score_invariance(loaded.core, loaded.answers, present, scoring.resamples, scoring.seed)),
         one_question=asked_one_question(loaded.core, loaded.answers, present),
         warnings=(*scoring.warnings, *notes),
+        item_checks=(*scoring.item_checks, *((f"{SUITE_LABEL}/{task}", how) for task, how in loaded.item_checks)),
         _index={},
     )
 
@@ -355,7 +353,7 @@ def compare_runs(
     if system_a == system_b:
         raise DecisionPivotError("compare needs two different systems")
     loaded = load_runs(runs, items, reference, [system_a, system_b], tasks, allow_modified_items)
-    notes = []
+    notes = [note] if (note := modified_note(loaded.item_checks)) else []
     kept: dict[tuple[str, str], TaskAnswers] = {}
     for task in [layout.task for layout in loaded.core] + [card.name for card, _ in loaded.reference]:
         both = [(s, task) in loaded.answers for s in (system_a, system_b)]

@@ -26,6 +26,7 @@ from typing import Any
 
 from decisionpivot import __version__
 from decisionpivot.frame.framings import FRAMINGS
+from decisionpivot.item_origin import is_modified, is_unchecked, modified_note
 from decisionpivot.items import LAYERS, atomic_write_bytes
 from decisionpivot.overlap.provenance import provenance_footnote, provenance_markdown, provenance_notes
 from decisionpivot.score.bootstrap import CONFIDENCE_LEVEL
@@ -34,7 +35,7 @@ from decisionpivot.score.core import CHANCE_METRIC, CORE_METRICS, FAMILY_MACRO
 from decisionpivot.score.invariance import INVARIANCE, INVARIANCE_METRICS, PLAIN, invariance_metadata
 from decisionpivot.score.operations import SystemOperations
 from decisionpivot.score.reference import SCORE
-from decisionpivot.score.results import CORE, MACRO, REFERENCE, UNIFORM_GUESS, Estimate, Scoring
+from decisionpivot.score.results import CORE, MACRO, REFERENCE, SUITE_LABEL, UNIFORM_GUESS, Estimate, Scoring
 
 LEADERBOARD: tuple[tuple[str, str, str], ...] = (
     ("pair_accuracy", CORE, "Pair acc."),
@@ -224,11 +225,10 @@ def _footnotes(scoring: Scoring) -> list[str]:
     if len(levels) > 1 or any("+" in level for level in levels):
         notes.append(f"Latencies were measured at different concurrency ({', '.join(levels)}): compare p50/p95 "
                      "only between rows with the same Conc.")
-    checks = dict(scoring.item_checks)
-    unchecked = sorted(task for task, how in checks.items() if how.startswith("unchecked"))
-    modified = sorted(task for task, how in checks.items() if how.startswith("modified"))
+    unchecked = sorted(task for task, how in scoring.item_checks if is_unchecked(how))
+    modified = modified_note(scoring.item_checks)
     if modified:
-        notes.append(f"Items changed after they were made, scored with --allow-modified-items: {', '.join(modified)}.")
+        notes.append(modified)
     if unchecked:
         notes.append(f"Items whose hash could not be checked (no manifest or an unverified task card): "
                      f"{', '.join(unchecked)}.")
@@ -595,6 +595,7 @@ def scoring_metadata(scoring: Scoring) -> dict[str, Any]:
         "answer_files": [asdict(a) for a in scoring.answer_files],
         "operations": [asdict(o) for o in scoring.operations],
         "robustness": [asdict(r) for r in scoring.robustness],
+        "item_checks": dict(scoring.item_checks),
         "leaderboard": leaderboard_order(scoring),
         **({"invariance": invariance_metadata(scoring.invariance, scoring.one_question)} if scoring.invariance else {}),
     }
@@ -608,13 +609,33 @@ def leaderboard_order(scoring: Scoring) -> list[dict[str, str | None]]:
             for s in _ranked_systems(scoring)]
 
 
+MODIFIED_KEY = "modified_items"
+"""Key a ``scores.json`` record gains (``true``) when its value was computed from items read with
+``--allow-modified-items``."""
+
+
+def modified_scopes(scoring: Scoring) -> set[tuple[str, str]]:
+    """(track, task) of every estimate computed from items accepted only under ``--allow-modified-items``: the
+    modified tasks, and the macro and layer aggregates of a track holding one."""
+    modified = {task for task, how in scoring.item_checks if is_modified(how)}
+    suite = {task.removeprefix(f"{SUITE_LABEL}/") for task in modified if task.startswith(f"{SUITE_LABEL}/")}
+    scopes: set[tuple[str, str]] = set()
+    for track, tasks in ((CORE, modified.intersection(scoring.core_tasks)),
+                         (REFERENCE, modified.intersection(scoring.reference_tasks)), (INVARIANCE, suite)):
+        if tasks:
+            scopes |= {(track, task) for task in tasks} | {(track, MACRO)}
+            scopes |= {(track, f"layer:{layer}") for layer in LAYERS}
+    return scopes
+
+
 def write_reports(
     scoring: Scoring, out: str | Path, task_cards: dict[str, tuple[str, str, float]]
 ) -> list[Path]:
     """Write every table of a scoring under ``out``; returns the paths written. ``task_cards`` maps a
     reference task to (layer, metric, chance)."""
     out = Path(out)
-    records = [r.to_dict() for r in scoring.records()]
+    modified = modified_scopes(scoring)
+    records = [r.to_dict() | ({MODIFIED_KEY: True} if (r.track, r.task) in modified else {}) for r in scoring.records()]
     files: dict[str, str | bytes] = {
         "scores.json": "[\n" + ",\n".join(json.dumps(r, allow_nan=False) for r in records) + "\n]\n",
         "scoring.json": json.dumps(scoring_metadata(scoring), indent=2, allow_nan=False) + "\n",
@@ -657,8 +678,25 @@ def write_reports(
         files["reference_tasks.csv"] = _records_csv(
             [e for e in scoring.estimates if e.track == REFERENCE and e.task in scoring.reference_tasks]
         )
+    note = modified_note(scoring.item_checks)
+    if note:
+        files = {name: _stated(name, content, note, modified) for name, content in files.items()}
     written = []
     for name, content in files.items():
         _write(out / name, content)
         written.append(out / name)
     return written
+
+
+def _stated(name: str, content: str | bytes, note: str, modified: set[tuple[str, str]]) -> str | bytes:
+    """An output of a scoring that read items under ``--allow-modified-items``, saying so: Markdown below its
+    heading, LaTeX in a comment, a CSV of records in a ``modified_items`` column (as scores.json)."""
+    if name.endswith(".md") and isinstance(content, str):
+        heading, _, rest = content.partition("\n")
+        return f"{heading}\n\n**{note}**\n{rest}"
+    if name.endswith(".tex") and isinstance(content, str):
+        return f"% {note}\n{content}"
+    if name.endswith(".csv") and isinstance(content, bytes) and content.startswith(b"system,track,task,"):
+        rows = list(csv.reader(io.StringIO(content.decode("utf-8"))))
+        return _csv([*rows[0], MODIFIED_KEY], [[*row, str((row[1], row[2]) in modified).lower()] for row in rows[1:]])
+    return content

@@ -27,6 +27,8 @@ CORE = "core"
 REFERENCE = "reference"
 MACRO = "macro"
 """Task name of aggregates over tasks (family-macro or pooled, see the score package docstring)."""
+SUITE_LABEL = "invariance"
+"""Label prefix of an invariance suite's files among a scoring's item checks (``invariance/policy_case``)."""
 UNIFORM_GUESS = "uniform-guess"
 """Pseudo-system carrying item-only baselines (chance pair accuracy)."""
 
@@ -186,7 +188,8 @@ class Scoring:
     order_free: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(system, families left out of the option-order figures: yes/no items asked as noul have no order)."""
     item_checks: tuple[tuple[str, str], ...] = ()
-    """(task, how its items file was checked: ``manifest+release``, ``card``, ``unchecked (...)``...)."""
+    """(task, how its items file was accepted: :func:`decisionpivot.item_origin.accept_items_file`; an invariance
+    suite's files as ``invariance/<family>``)."""
     certified: dict[str, float | None] | None = None
     """System -> certified coverage (fraction) from `dp gate`'s gate.json; None: no "Cert. cov." column."""
     certified_note: str = ""

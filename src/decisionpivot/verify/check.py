@@ -1,13 +1,15 @@
-"""Solver agreement over an items folder, manifest hash checks, and the uniform-guess baseline."""
+"""Solver agreement over an items folder accepted by :mod:`decisionpivot.item_origin`, and the uniform-guess
+baseline."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from decisionpivot.errors import DecisionPivotError, check_names
 from decisionpivot.frame.framings import PLAIN
+from decisionpivot.item_origin import accept_items_file
 from decisionpivot.items import Item, read_items, sha256_file
 from decisionpivot.score.metrics import chance_pair_accuracy
 from decisionpivot.solve import solvers
@@ -45,6 +47,8 @@ class FamilyAgreement:
     plain_chance_pair_accuracy: float | None = None
     """For an invariance suite: uniform-guess pair accuracy over the plain members only (the core figure on the
     sampled groups, what a framed pair accuracy is compared with); None for items that are not framed."""
+    items_check: str = ""
+    """How the items file was accepted (:func:`decisionpivot.item_origin.accept_items_file`; ``""`` when not asked)."""
 
     @property
     def framed(self) -> bool:
@@ -79,8 +83,11 @@ def agreement(family: str, items: Sequence[Item]) -> FamilyAgreement:
                            None if plain is None else chance_pair_accuracy(plain))
 
 
-def verify_folder(folder: str | Path, families: Sequence[str] | None = None) -> list[FamilyAgreement]:
-    """Check MANIFEST hashes and counts, then solver agreement, for each family file in ``folder``."""
+def verify_folder(folder: str | Path, families: Sequence[str] | None = None,
+                  allow_modified_items: bool = False) -> list[FamilyAgreement]:
+    """Accept each family file of ``folder`` by the rule of every verb that reads items
+    (:mod:`decisionpivot.item_origin`: a core draw or suite this package re-derives or released; with
+    ``allow_modified_items`` any file, said in its result), then its solver agreement."""
     from decisionpivot.generate.run import read_manifest  # the manifest format lives with its writer
 
     folder = Path(folder)
@@ -90,19 +97,10 @@ def verify_folder(folder: str | Path, families: Sequence[str] | None = None) -> 
     if not names:
         raise DecisionPivotError(f"{folder}/MANIFEST.json lists no families")
     check_names("family", names, entries, where=f"{folder}/MANIFEST.json", plural="families")
-    results = []
-    for name in names:
-        entry = entries[name]
-        path = folder / entry["file"]
+    accepted = []
+    for name in names:  # every file accepted before any solver runs
+        path = folder / f"{name}.jsonl"
         if not path.exists():
             raise DecisionPivotError(f"{path}: listed in MANIFEST.json but missing")
-        found = sha256_file(path)
-        if found != entry["sha256"]:
-            raise DecisionPivotError(
-                f"{path}: SHA-256 {found} does not match MANIFEST.json ({entry['sha256']})"
-            )
-        items = read_items(path)
-        if len(items) != entry["items"]:
-            raise DecisionPivotError(f"{path}: {len(items)} items, MANIFEST.json says {entry['items']}")
-        results.append(agreement(name, items))
-    return results
+        accepted.append((name, path, accept_items_file(path, sha256_file(path), allow_modified_items, name)))
+    return [replace(agreement(name, read_items(path)), items_check=how) for name, path, how in accepted]
