@@ -71,7 +71,7 @@ def test_any_response_body_gives_one_record(tmp_path_factory: pytest.TempPathFac
         text = json.dumps(body, default=str) if as_json else raw
         for item in sample_items:
             record = runner._read(item, text, {"latency_s": 0.1, "queued_s": 0.0}, lambda entry: None)
-            if isinstance(record, str):  # not an answer: retried, transient if it persists, never scored
+            if not isinstance(record, dict):  # not an answer: retried, transient if it persists, never scored
                 continue
             assert record["id"] == item.id and (("p" in record) != ("error" in record))
             if "p" in record:

@@ -63,12 +63,22 @@ def test_a_server_that_answers_202_to_every_first_request_stops_as_a_configurati
     assert (tmp_path / "runs" / "s1" / f"{FAMILY}.jsonl").read_text() == "", "nothing recorded for them"
 
 
-def test_answers_after_a_202_are_the_answers_and_the_202_item_is_asked_again(tmp_path: Path, items_dir: Path) -> None:
-    """A 202 once, then the answer: retried within the run, so the record is the answer."""
-    with FaultServer(lambda digest, attempt: "answer:202" if attempt == 1 else "ok") as server:
-        path = config(tmp_path, server.base_url)
-        [run] = evaluate_system(get_system("s1", path), items_dir, tmp_path / "runs", limit=5, progress=False)
-    assert run.answered == 5 and run.transient == 0 and set(server.attempts.values()) == {2}
+def test_a_202_then_the_answer_is_retried_into_the_answer(tmp_path: Path, items_dir: Path) -> None:
+    """Half the items get a 202 first, the others answer: once the system is heard, the parked items are asked
+    again with their retries, so every record is the answer."""
+    with FaultServer(lambda digest, attempt: "answer:202" if attempt == 1 and int(digest, 16) % 2 else "ok") as server:
+        path = config(tmp_path, server.base_url, concurrency=2)
+        [run] = evaluate_system(get_system("s1", path), items_dir, tmp_path / "runs", limit=12, progress=False)
+    assert run.answered == 12 and run.transient == 0 and set(server.attempts.values()) == {1, 2}
+
+
+def test_a_short_run_too_short_to_tell_asks_each_item_once(tmp_path: Path, items_dir: Path) -> None:
+    """Fewer requests than the early stop needs, none answered: each item asked once and recorded transient (a
+    re-run asks them); none scored."""
+    with FaultServer(lambda digest, attempt: "answer:202") as server:
+        [run] = evaluate_system(get_system("s1", config(tmp_path, server.base_url)), items_dir, tmp_path / "runs",
+                                limit=3, progress=False)
+    assert run.transient == 3 and set(server.attempts.values()) == {1}
 
 
 # ------------------------------------------------------------------------------------------- the table itself

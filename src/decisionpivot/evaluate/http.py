@@ -1,6 +1,6 @@
 """The HTTP engine every remote kind shares: at scale, unattended, one trustworthy record per item.
 
-A kind that answers over HTTP (``chat``, ``systemone``, ``openai_decisions``, ``sglang_decisions``)
+A kind that answers over HTTP (``chat``, ``systemone``, ``openai_decisions``, ``sglang_decisions``, ``logprobs``)
 supplies a :class:`Wire`: the URL, the request body for an item, and the reading of a 200 response.
 The engine does the rest, the same way for all of them:
 
@@ -22,11 +22,14 @@ The engine does the rest, the same way for all of them:
 * a server that cannot be reached (connection refused, no such host) or that accepts connections and
   sends nothing within ``timeout_s``, for ``stop_after_failures`` attempts in a row with no answer in
   between, stops the run with one line; a re-run resumes;
-* when the run's first ``stop_after_failures`` attempts all fail with the same status (a wrong model name, a
-  wrong path, a redirect not followed, a body that is not this interface's), the run stops with one line: a
-  configuration error; statuses that ask to come back later (5xx, 429, ...:
-  :func:`~decisionpivot.evaluate.outcome.asks_to_wait`) do not count. Records are not written for the
-  items of a stopped run, so fixing the config and re-running asks them again;
+* when the run's first ``stop_after_failures`` requests (items' first attempts) all fail with the same status
+  before the system has answered anything (a wrong model name, a wrong path, a redirect not followed, a body
+  that is not this interface's), the run stops with one line: a configuration error; statuses that ask to
+  come back later (5xx, 429, ...: :func:`~decisionpivot.evaluate.outcome.asks_to_wait`) do not count.
+  Records are not written for the items of a stopped run, so fixing the config and re-running asks them
+  again; until the system answers, such items are set aside and asked again (with retries) once it does
+  (:class:`_EarlyStop`). A system heard answering (this run, an earlier task, a resumed answer file) is never
+  stopped so;
 * redirects are not followed (``redirects: refuse``): transient, the record names the target. ``same-origin``
   follows them within the configured origin; ``follow`` follows them anywhere, but the key and the
   ``headers:`` never leave the configured origin;
@@ -390,14 +393,16 @@ class RateLimiter:
 
 
 class _EarlyStop:
-    """Stops a run whose first requests all fail the same way (a configuration error), holding back the transient
-    records of their items until it is clear they are not.
+    """Stops a run whose first requests all fail the same way (a configuration error).
 
-    A request is an item's first attempt (its retries say nothing new about the configuration). The window is open
-    only until the system is heard answering: a record that is neither transient nor an input restriction, in
-    this run or - ``heard`` - before it (an answer file resumed under the same fingerprint, an earlier task of the
-    evaluation). A resumed run whose remaining items fail persistently is then not mistaken for a wrong
-    configuration: its items end transient and the run goes on to the others."""
+    A request is an item's first attempt. While the window is open - until the system is heard answering: a
+    record that is neither transient nor an input restriction, in this run or before it (``heard``: an answer file
+    resumed under the same fingerprint, an earlier task of the evaluation) - an item whose first attempt fails
+    with a status that counts is *parked*, not retried: if the run's first ``threshold`` requests all failed with
+    one status the run stops and nothing is recorded for them; once the window closes (the system answered, or
+    two different failures) the parked items are asked again with their retries; if it never closes (a run too
+    short to tell) each is recorded transient. Transient records of other failures are held while the window is
+    open too. A resumed run whose remaining items fail persistently is never mistaken for a wrong configuration."""
 
     def __init__(self, emit: Emit, threshold: int, url: str = "", heard: bool = False) -> None:
         self.emit = emit
@@ -408,6 +413,10 @@ class _EarlyStop:
         """The status of each request counted so far (all equal while the window is open)."""
         self.held: list[Record] = []
         """Transient records written while the window is open: emitted when it closes, dropped if the run stops."""
+        self.parked: list[tuple[Item, Record]] = []
+        """Items whose first attempt counted, with the transient record they get if the window never closes."""
+        self.requeue: Callable[[Item], None] | None = None
+        """Where parked items go when the window closes (the run's queue)."""
         self.open = not heard
         self.heard = heard
         """The system has answered (a record that is the model's answer or a final record of its interface)."""
@@ -428,6 +437,10 @@ class _EarlyStop:
                 "and run again"
             )
 
+    def park(self, item: Item, record: Record) -> None:
+        """Keep ``item`` until the window closes (see the class docstring); ``record`` if it never does."""
+        self.parked.append((item, record))
+
     def __call__(self, record: Record) -> None:
         if not record.get("transient") and not str(record.get("error", "")).startswith(INPUT_RESTRICTION):
             self.heard = True  # the model answered: whatever failed was not the configuration
@@ -439,13 +452,19 @@ class _EarlyStop:
                 self.finish()
         self.emit(record)
 
-    def finish(self) -> None:
-        """Once it is clear the failures are not one configuration error (or at the end of a run too short to
-        decide): the held records are written."""
+    def finish(self, at_end: bool = False) -> None:
+        """Close the window: the held records are written, the parked items asked again (or, ``at_end`` of a run
+        too short to tell, written as their transient records)."""
         self.open = False
         held, self.held = self.held, []
         for record in held:
             self.emit(record)
+        parked, self.parked = self.parked, []
+        for item, record in parked:
+            if at_end or self.requeue is None:
+                self.emit(record)
+            else:
+                self.requeue(item)
 
 
 @dataclass
@@ -469,6 +488,16 @@ class _Reply:
     """Seconds a non-200 response asked us to wait."""
     redirect: str = ""
     """Why a redirect was not followed, naming its target ("" when there was none or it was followed)."""
+
+
+@dataclass(frozen=True)
+class _NotRead:
+    """Why a 200 body is not the model's answer."""
+
+    reason: str
+    """What was wrong with it (the record's error when it persists)."""
+    parsed: bool
+    """The body was JSON (not the interface's reply); False: not JSON at all (cut off, empty, HTML)."""
 
 
 class _Reachability:
@@ -622,9 +651,10 @@ class HttpRunner:
 
     async def _ask(self, session: aiohttp.ClientSession, item: Item, body: bytes, gate: AdaptiveLimit,
                    limiter: RateLimiter, budget: RetryBudget, counters: RunCounters, raw_log: Emit,
-                   reach: _Reachability, guard: _EarlyStop) -> Record:
+                   reach: _Reachability, guard: _EarlyStop) -> Record | None:
         """One item, with retries, judged by :mod:`~decisionpivot.evaluate.outcome`: its record (an answer, a final
-        record the interface documents, or a transient one when retries run out), or StopRun."""
+        record the interface documents, or a transient one when retries run out), None when the early stop parks it
+        (:class:`_EarlyStop`), or StopRun."""
         s = self.system.settings
         attempt = 0
         queued = 0.0
@@ -662,7 +692,9 @@ class HttpRunner:
                     read = self._read(item, text, timing, raw_log)
                     if isinstance(read, dict):
                         return read
-                    failure = f"HTTP {status}: {read}"
+                    failure = f"HTTP {status}: {read.reason}"
+                    if not read.parsed:  # a body cut without Content-Length looks so: no sign of a wrong config
+                        status = 0
                 else:
                     raw_log({"id": item.id, "status": status, "raw": self.hide(text[:RAW_LIMIT])})
                     if verdict is Verdict.STOP:
@@ -670,10 +702,14 @@ class HttpRunner:
                     if verdict is Verdict.INPUT_RESTRICTION:
                         return {"id": item.id, "error": f"{INPUT_RESTRICTION}: HTTP {status}: {message}", **timing}
                     failure = f"HTTP {status}: {message}" if message else f"HTTP {status}"
-                if not asks_to_wait(status, reply.retry_after):
+                if status and not asks_to_wait(status, reply.retry_after):
                     counted = status
-            if attempt == 0:
+            if attempt == 0 and counted is not None and guard.open:
                 guard.failed(counted, failure)
+                if guard.open:  # asked again once the system is heard, transient if it never is
+                    guard.park(item, {"id": item.id, "error": f"{failure} (asked once: the system answered "
+                                                              "nothing in this run)", "transient": True, **timing})
+                    return None
             attempt += 1
             if attempt >= int(s["max_attempts"]):
                 return {"id": item.id, "error": f"{failure} (gave up after {attempt} attempts)", "transient": True,
@@ -697,20 +733,20 @@ class HttpRunner:
                        f"{status}: {message} - a configuration error (fields, model, max_tokens_field...), not the "
                        "items; nothing was recorded for it. Fix the system's config and run again")
 
-    def _read(self, item: Item, text: str, timing: dict[str, float], raw_log: Emit) -> Record | str:
+    def _read(self, item: Item, text: str, timing: dict[str, float], raw_log: Emit) -> Record | _NotRead:
         """The record of a whole 200 body (an answer, or a final error its interface documents), or why it is not the
         model's answer (:class:`~decisionpivot.evaluate.outcome.NotAnAnswer`: retried, transient when it persists)."""
         try:
             body = json.loads(text)
         except (ValueError, RecursionError):
             raw_log({"id": item.id, "error": "response body is not JSON", "raw": self.hide(text[:RAW_LIMIT])})
-            return "malformed response body (not JSON: empty, cut off, or not the API's reply)"
+            return _NotRead("malformed response body (not JSON: empty, cut off, or not the API's reply)", parsed=False)
         try:
             record = self.wire.parse(item, body)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError, RecursionError) as exc:
             reason = self.hide(str(exc) if isinstance(exc, ValueError) else f"malformed response body ({exc!r})")
             raw_log({"id": item.id, "error": reason, "raw": self.hide(text[:RAW_LIMIT])})
-            return reason
+            return _NotRead(reason, parsed=True)
         if "error" in record:  # the model answered, but not usably: keep what it said
             raw_log({"id": item.id, "error": record["error"], "raw": self.hide(text[:RAW_LIMIT])})
         return {**record, **timing}
@@ -747,6 +783,7 @@ class HttpRunner:
         queue: asyncio.Queue[Item] = asyncio.Queue()
         for item in items:
             queue.put_nowait(item)
+        guard.requeue = queue.put_nowait
         timeout_s = float(s["timeout_s"])
         timeout = aiohttp.ClientTimeout(total=timeout_s, connect=min(30.0, timeout_s))
         connector = aiohttp.TCPConnector(limit=concurrency)
@@ -764,13 +801,15 @@ class HttpRunner:
                         continue
                     request = {**self.wire.request(item), **(s.get("extra_body") or {})}
                     body = json.dumps(request, ensure_ascii=False).encode("utf-8")
-                    guard(await self._ask(session, item, body, gate, limiter, budget, counters, raw_log, reach,
-                                          guard))
+                    record = await self._ask(session, item, body, gate, limiter, budget, counters, raw_log, reach,
+                                             guard)
+                    if record is not None:
+                        guard(record)
 
             workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
             try:
                 await asyncio.gather(*workers)
-                guard.finish()
+                guard.finish(at_end=True)
                 self.heard = self.heard or guard.heard
             finally:
                 for task in workers:
