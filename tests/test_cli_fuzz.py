@@ -11,8 +11,9 @@ folder (one family of core items, a uniform run, a training file). Each example 
 
 The network is closed (only 127.0.0.1, and HF_ENDPOINT points at a closed port), so `dp download`
 and `dp release` fail fast. Generation and scoring are kept small: `dp generate` is given
-``--families fact_answerable`` and `dp score`/`dp compare` ``--resamples 20`` unless the command line
-already names those flags. `dp audit` (ten seconds per family) is only parsed, in the second test.
+``--families fact_answerable``, `dp scale` ``--families support_priority`` and `dp score`/`dp compare`
+``--resamples 20`` unless the command line already names those flags. `dp audit` (ten seconds per family) is
+only parsed, in the second test.
 Set DP_FUZZ_EXAMPLES=N for a longer, randomised run; CI runs a fixed, derandomised set.
 """
 
@@ -242,6 +243,8 @@ def _keep_small(argv: list[str]) -> list[str]:
     named = " ".join(rest)
     if verb == "generate" and "fam" not in named and not any(a == "-f" or a.startswith("-f=") for a in rest):
         rest = [*rest, "--families", FAMILY]
+    if verb == "scale" and "fam" not in named and not any(a == "-f" or a.startswith("-f=") for a in rest):
+        rest = [*rest, "--families", "support_priority"]
     if verb in ("score", "compare") and "resamp" not in named and "-r" not in rest:
         rest = [*rest, "--resamples", "20"]
     if verb == "score" and "fig" not in named:

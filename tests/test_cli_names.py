@@ -23,6 +23,8 @@ CASES = [  # (argv, what the error must say); {items} is a folder holding the it
     (["verify", "--items", "{items}", "--families", "fact_answerabl"], "(did you mean fact_answerable?)"),
     (["audit", "--items", "{items}", "--families", "fact_answerabl"], "(did you mean fact_answerable?)"),
     (["frame", "--items", "{items}", "--families", "fact_answerabl"], "(did you mean fact_answerable?)"),
+    (["scale", "--families", "support_priorty"], "unknown scale family 'support_priorty' (did you mean "
+                                                 "support_priority?); known: support_priority,"),
     (["evaluate", "--system", "uniform", "--families", "fact_answerabl"], "(did you mean fact_answerable?)"),
     (["evaluate", "--system", "uniform", "--tasks", "fact_answerabl"], "unknown task 'fact_answerabl' (did you mean "
                                                                         "fact_answerable?); known: fact_answerable,"),

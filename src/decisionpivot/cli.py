@@ -18,6 +18,7 @@ from decisionpivot._cli.frame import FrameVerbs
 from decisionpivot._cli.harness import HarnessVerbs
 from decisionpivot._cli.items import ItemVerbs
 from decisionpivot._cli.reference import ReferenceVerbs
+from decisionpivot._cli.scale import ScaleVerbs
 from decisionpivot._cli.scoring import ScoringVerbs
 from decisionpivot._cli.shell import ShellVerbs
 from decisionpivot.command_line import (
@@ -37,7 +38,7 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.redact import RedactingStream, redact
 
 
-class DP(ItemVerbs, FrameVerbs, EvaluationVerbs, ScoringVerbs, DeploymentVerbs, CostVerb, MonitorVerb,
+class DP(ItemVerbs, FrameVerbs, ScaleVerbs, EvaluationVerbs, ScoringVerbs, DeploymentVerbs, CostVerb, MonitorVerb,
          ReferenceVerbs, HarnessVerbs, ShellVerbs):
     """DecisionPivot: a diagnostic benchmark for decision models in LLM systems.
 
@@ -64,17 +65,42 @@ def _training_input(value: str) -> None:
         raise ValueError("expected a training file, folder, glob or URL, got an empty path")
 
 
-def _families(value: Sequence[str] | None) -> None:
-    """`--families a,b`: every name a registered family, checked before any work (`dp evaluate` would otherwise
-    generate the whole release first)."""
+def _names_of(value: Sequence[str] | None, what: str, known: Sequence[str]) -> None:
     if value is None:
         return
     from decisionpivot.errors import unknown_names
-    from decisionpivot.generate.registry import families
 
-    problem = unknown_names("family", value, [spec.name for spec in families()], plural="families")
+    problem = unknown_names(what, value, known, plural=what.replace("family", "families"))
     if problem:
         raise ValueError(problem)
+
+
+def _core_names() -> list[str]:
+    from decisionpivot.generate.registry import families
+
+    return [spec.name for spec in families()]
+
+
+def _scale_names() -> list[str]:
+    from decisionpivot.scale.registry import families
+
+    return [spec.name for spec in families()]
+
+
+def _families(value: Sequence[str] | None) -> None:
+    """`--families a,b`: every name a registered family - of the core or of the scale suite, for a verb that reads
+    either's folder - checked before any work (`dp evaluate` would otherwise generate the whole release first)."""
+    _names_of(value, "family", [*_core_names(), *_scale_names()])
+
+
+def _core_families(value: Sequence[str] | None) -> None:
+    """`dp generate` / `dp manifest` / `dp frame --families`: core families only."""
+    _names_of(value, "family", _core_names())
+
+
+def _scale_families(value: Sequence[str] | None) -> None:
+    """`dp scale --families`: families of the scale suite only."""
+    _names_of(value, "scale family", _scale_names())
 
 
 def _repo_id(value: str | None) -> None:
@@ -106,8 +132,10 @@ CONSTRAINTS: Constraints = {
     "import": {"runs": folder},
     "stability": {"items_a": existing_folder, "runs_a": existing_folder, "items_b": existing_folder,
                   "runs_b": existing_folder},
-    "generate": {"out": folder_or_default},  # --out= : the default folder for the seed
-    "frame": {"out": folder_or_default, "base_items": at_least(1)},
+    "generate": {"out": folder_or_default, "families": _core_families},  # --out= : the default folder for the seed
+    "manifest": {"families": _core_families},
+    "frame": {"out": folder_or_default, "base_items": at_least(1), "families": _core_families},
+    "scale": {"out": folder_or_default, "families": _scale_families},  # --out= : the default folder for the seed
     "licenses": {"out": file_or_default},  # --out= : print only
     "sample": {"out": file_or_default, "source": existing_folder_or_default,  # --out names the sampled-answers file
                "runs": folder},

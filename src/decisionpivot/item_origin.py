@@ -17,6 +17,8 @@ a list of what is bad:
   (the package ships its manifest), or when this package re-derives them byte for byte from (suite version,
   suite seed, base items per family, core version, core seed): the core family drawn again as above, then
   framed by `dp frame`'s own code (:func:`derived_suite`).
+* **A scale suite** (``DecisionPivot scale``, score questions) is accepted when this package's scale generators
+  re-derive each family byte for byte from the suite version and the family's seed (:func:`derived_scale`).
 * **A reference task** (no manifest, or one that does not list it, and a task card of that name) is accepted
   when its SHA-256 is the one its verified card records; an unverified card records none, and the file is
   accepted as ``unchecked (...)``, which the answer metas and the leaderboard name.
@@ -105,6 +107,7 @@ def _origin(path: Path, task: str, sha256: str) -> str:
     """How ``path`` is accepted (see the module docstring); raises ``ModifiedItemsError`` otherwise."""
     from decisionpivot.frame.suite import BENCHMARK as SUITE_BENCHMARK
     from decisionpivot.generate.run import CORE_BENCHMARK, MANIFEST_NAME
+    from decisionpivot.scale import SCALE_BENCHMARK
 
     manifest_path = path.parent / MANIFEST_NAME
     redraw = "Draw the items again with `dp generate` or `dp frame`"
@@ -132,8 +135,10 @@ def _origin(path: Path, task: str, sha256: str) -> str:
         return _core_origin(path, task, sha256, manifest, manifest_path)
     if benchmark == SUITE_BENCHMARK:
         return _suite_origin(path, task, sha256, manifest, manifest_path)
-    raise Refused(manifest_path, f"benchmark {benchmark!r}: expected {CORE_BENCHMARK!r} (`dp generate`) or "
-                  f"{SUITE_BENCHMARK!r} (`dp frame`)", redraw)
+    if benchmark == SCALE_BENCHMARK:
+        return _scale_origin(path, task, sha256, manifest, manifest_path)
+    raise Refused(manifest_path, f"benchmark {benchmark!r}: expected {CORE_BENCHMARK!r} (`dp generate`), "
+                  f"{SUITE_BENCHMARK!r} (`dp frame`) or {SCALE_BENCHMARK!r} (`dp scale`)", redraw)
 
 
 def _keys(where: Path, what: str, found: Mapping[str, Any], allowed: Iterable[str], required: Iterable[str],
@@ -287,3 +292,49 @@ def derived_suite(version: str, seed: int, base_items: int, core_version: str, c
     framed = frame_family(list(core), seed, core_seed, base_items)
     return suite_entry(family, core[0].layer, framed, hashlib.sha256(items_bytes(framed)).hexdigest(), seed,
                        core_seed)
+
+
+def _scale_origin(path: Path, task: str, sha256: str, manifest: dict[str, Any], manifest_path: Path) -> str:
+    from decisionpivot.scale import SCALE_VERSION, registry
+    from decisionpivot.scale.run import ENTRY_KEYS, MANIFEST_KEYS
+
+    redraw = "Draw the suite again with `dp scale`"
+    _keys(manifest_path, "not the manifest `dp scale` writes", manifest, MANIFEST_KEYS, MANIFEST_KEYS, redraw)
+    entry = manifest["families"][task]
+    if not isinstance(entry, dict):
+        raise Refused(manifest_path, f"the entry of {task!r} is not an object", redraw)
+    _keys(manifest_path, f"the entry of {task!r} is not the one `dp scale` writes", entry, ENTRY_KEYS, ENTRY_KEYS,
+          redraw)
+    version, seed = manifest["version"], _seed(entry["seed"])
+    if seed is None:
+        raise Refused(manifest_path, f"{task}: seed {entry['seed']!r} is not a seed (an integer >= 0)", redraw)
+    if version != SCALE_VERSION:
+        raise Refused(manifest_path, f"scale suite {version!r} is not re-derivable by this package (it draws scale "
+                      f"suite {SCALE_VERSION})", "Draw it with this package's `dp scale`")
+    if not registry.is_scale_family(task):
+        raise Refused(path, f"the scale suite has no family {task!r}", "Draw a family of this package")
+    again = f"Draw it again with `dp scale --seed {seed} --families {task}`"
+    generator = registry.family(task).version
+    if entry["generator_version"] != generator:
+        raise Refused(manifest_path, f"{task} drawn by generator version {entry['generator_version']!r}, and this "
+                      f"package draws it with version {generator!r}: not re-derivable by this package", again)
+    expected = derived_scale(seed, task)
+    if sha256 != expected["sha256"]:
+        raise Refused(path, f"SHA-256 {sha256} is not {expected['sha256']}, the {task} items this package's scale "
+                      f"generators draw for suite {version} with seed {seed}", again)
+    if entry != expected:
+        raise Refused(manifest_path, f"the entry of {task!r} is not the one `dp scale` writes for these items "
+                      f"({_first_difference(entry, expected)})", again)
+    return f"{REDERIVED} scale suite {version} seed {seed}"
+
+
+@cache
+def derived_scale(seed: int, family: str) -> dict[str, Any]:
+    """The MANIFEST.json entry `dp scale` writes for scale ``family`` drawn with ``seed``, drawn again here (once
+    per process)."""
+    from decisionpivot.items import items_bytes
+    from decisionpivot.scale.run import draw_family, manifest_entry
+
+    items = draw_family(family, seed).items
+    return manifest_entry(family, len(items), len({item.group for item in items}),
+                          hashlib.sha256(items_bytes(items)).hexdigest(), items[0].version, seed)

@@ -1,4 +1,13 @@
-"""Remove secrets (tokens, API keys) from any text before it is printed, logged or written.
+"""Remove secrets (tokens, API keys) from any text before it is printed, logged or written; write configuration
+values by an allow-list.
+
+Two rules, for two kinds of data. **Configuration** (a system's settings) is written by an allow-list
+(:class:`~decisionpivot.evaluate.kinds.Setting`'s ``clear``): only values a setting declares clear are written as
+they are; every other value - each ``serve:`` argument, ``serve_env:`` value, header value, ``extra_body`` value, the
+user name, password and query values of a URL - is written by :func:`written_value`, :func:`written_command`,
+:func:`written_environment` and :func:`written_url`, as a salted scrypt hash (:func:`hashed`) or not at all.
+**Free text** a server or an exception writes (error bodies, messages) cannot be allow-listed: :func:`redact`
+recognises the secrets that can be recognised in it.
 
 Servers echo request headers in error bodies, exceptions carry URLs with ``?api_key=`` in them,
 and a traceback can quote an environment variable: one function, :func:`redact`, turns all of
@@ -20,6 +29,9 @@ What is redacted:
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -141,57 +153,93 @@ class RedactingStream:
         return getattr(self._stream, name)
 
 
-SECRET_NAME = re.compile(r"(?:^|[_\-.])(?:api[_\-]?)?(?:key|keys|token|secret|password|passwd|pwd|credentials?|auth)"
-                         r"(?:$|[_\-.])", re.IGNORECASE)
-"""A variable or option name that holds a secret: ``HF_TOKEN``, ``OPENAI_API_KEY``, ``AWS_SECRET_ACCESS_KEY``,
-``--api-key``, ``--hf-token``, ``--password``, ``--auth`` (the name's words, not any name containing them)."""
+RECORD_HASH = "scrypt:"
+"""Prefix of a value written as its hash (:func:`hashed`)."""
+SCRYPT_COST = 2 ** 14
+"""scrypt's CPU/memory cost n (with r = 8, p = 1: 16 MiB and about 40 ms a value on one core)."""
 
 
-def is_secret_name(name: str) -> bool:
-    """Whether an environment variable or a command-line option called ``name`` holds a secret (:data:`SECRET_NAME`)."""
-    return bool(SECRET_NAME.search(name.lstrip("-")))
+@functools.lru_cache(maxsize=4096)
+def hashed(value: str, salt: str) -> str:
+    """How a configuration value that is not written in clear is written: ``scrypt:`` and 16 hex digits of
+    scrypt(value, salt = ``decisionpivot/`` + the setting's name and path, e.g. ``serve_env.DB_URL``).
+
+    Deterministic (a fingerprint built from it is the same on every machine and run, so a resume, a shard merge
+    and the DVC pipeline's bytes hold) and salted by the name (one table of guesses per name, not one for all);
+    scrypt's cost (:data:`SCRYPT_COST`) makes each guess of a dictionary attack take about 40 ms and 16 MiB,
+    where a plain SHA-256 takes a microsecond. A value of a few characters from a small alphabet can still be
+    guessed: pass secrets by name (``${NAME}`` in ``serve_env``, ``api_key_env``), which records no value at all.
+    """
+    digest = hashlib.scrypt(value.encode("utf-8"), salt=f"decisionpivot/{salt}".encode(), n=SCRYPT_COST, r=8, p=1,
+                            dklen=8, maxmem=64 * 1024 * 1024)
+    return RECORD_HASH + digest.hex()
 
 
-def secret_hash(value: str) -> str:
-    """What is recorded in place of a secret: ``sha256:`` and the first 16 hex digits of its SHA-256 (a changed
-    secret changes a fingerprint; the value cannot be read back, though a short guessable one can be guessed)."""
-    import hashlib
+def written_value(value: Any, salt: str) -> Any:
+    """A setting value that is not written in clear: every string and number inside it as its :func:`hashed` form
+    (salted by ``salt`` and the path of keys to it); the keys of a mapping, booleans and None as they are (a name,
+    or one of two values: nothing a hash would hide)."""
+    if isinstance(value, Mapping):
+        return {str(key): written_value(item, f"{salt}.{key}") for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [written_value(item, salt) for item in value]
+    if value is None or isinstance(value, bool):
+        return value
+    return hashed(value if isinstance(value, str) else json.dumps(value), salt)
 
-    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:16]
+
+_OPTION = re.compile(r"-{1,2}[A-Za-z][A-Za-z0-9_.-]*")
+"""An option's name on a command line (``-k``, ``--api-key``): a name, written in clear."""
+PLACEHOLDERS = ("{port}", "{python}")
+"""The words of a ``serve:`` command dp fills in itself: written as they are."""
 
 
-def hidden_command(words: Any) -> Any:
-    """A ``serve:`` command with each secret argument hashed: the value after an option with a secret name
-    (``--api-key VALUE``), ``--api-key=VALUE``, ``NAME=VALUE`` with a secret name (``env HF_TOKEN=... prog``), and
-    any word :func:`redact` would hide (an ``hf_...`` or ``sk-...`` token wherever it stands)."""
+def written_command(words: Any, salt: str = "serve") -> Any:
+    """A command (``serve:``) as it is written: option names (``--db``, ``-k``) and :data:`PLACEHOLDERS` in clear,
+    every other word - a program, an argument, the value of ``--db=...`` - as its :func:`hashed` form."""
     if not isinstance(words, list):
-        return words
-    shown: list[Any] = []
-    after_secret_option = False
-    for word in words:
-        text = str(word)
-        name, equals, value = text.partition("=")
-        if after_secret_option and not text.startswith("-"):
-            shown.append(secret_hash(text))
-        elif equals and value and is_secret_name(name):
-            shown.append(f"{name}={secret_hash(value)}")
-        elif redact(text, {}) != text:  # no environment: the same on every machine
-            shown.append(secret_hash(text))
-        else:
+        return written_value(words, salt)
+    shown = []
+    for word in map(str, words):
+        name, equals, value = word.partition("=")
+        if word in PLACEHOLDERS or _OPTION.fullmatch(word):
             shown.append(word)
-        after_secret_option = text.startswith("-") and not equals and is_secret_name(text)
+        elif equals and _OPTION.fullmatch(name):
+            shown.append(f"{name}={hashed(value, f'{salt}.{name}')}")
+        else:
+            shown.append(hashed(word, salt))
     return shown
 
 
-def hidden_environment(env: Any) -> Any:
-    """``serve_env:`` with the value of every variable with a secret name (:func:`is_secret_name`), and every value
-    :func:`redact` would hide, hashed; a ``${NAME}`` reference to dp's environment names no secret and stays."""
-    if not isinstance(env, Mapping):
-        return env
-    return {name: value if _REFERENCE.fullmatch(str(value)) else secret_hash(str(value))
-            if is_secret_name(name) or redact(str(value), {}) != str(value) else value
-            for name, value in env.items()}
-
-
 _REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
-"""``${NAME}``: a variable of dp's environment named, not a value (recorded as it is)."""
+"""``${NAME}``: a variable of dp's environment named, not a value (written as it is)."""
+
+
+def written_environment(env: Any, salt: str = "serve_env") -> Any:
+    """Environment variables (``serve_env:``) as they are written: names in clear, each value as its :func:`hashed`
+    form, except a bare ``${NAME}`` reference to dp's own environment (it names a variable and holds no value)."""
+    if not isinstance(env, Mapping):
+        return written_value(env, salt)
+    return {str(name): value if isinstance(value, str) and _REFERENCE.fullmatch(value)
+            else written_value(value, f"{salt}.{name}") for name, value in env.items()}
+
+
+def written_url(url: Any, salt: str = "base_url") -> Any:
+    """A URL as it is written to files and messages: scheme, host, port and path; a user name or password
+    becomes ``[REDACTED]@``, each query value ``[REDACTED]`` (names kept), a fragment is dropped. An allow-list:
+    whatever the URL holds beyond those parts is never written."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    if not isinstance(url, str):
+        return written_value(url, salt)
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port is not None else ""
+    except ValueError:
+        return MARK
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = (f"{MARK}@" if "@" in parts.netloc else "") + host + port
+    query = urlencode([(name, MARK) for name, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="[]")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))

@@ -10,7 +10,9 @@ hand on asyncio streams so each of those can be produced on demand, plus redirec
 the attempt number for that state (1 for the first), so a test knows which item meets which fault;
 the answer is the one :mod:`tests.evaluate.fake_decision_server` gives for that state (deterministic).
 Besides the body faults: ``status:<code>[:<body>]`` answers that status with that body (the status's
-phrase by default), and ``hang`` reads the request and never answers (a server that accepts and hangs).
+phrase by default), ``answer:<code>`` answers that status with the very body a 200 would carry (an
+answer-shaped body under another status), and ``hang`` reads the request and never answers (a server that
+accepts and hangs).
 """
 
 from __future__ import annotations
@@ -120,6 +122,10 @@ class FaultServer:
             await writer.drain()
             return True
         answer = json.dumps(self._answer(payload, digest)).encode()
+        if fault.startswith("answer:"):  # answer:<code>
+            writer.write(_head(int(fault.split(":")[1]), {"Content-Length": str(len(answer))}) + answer)
+            await writer.drain()
+            return True
         half = answer[: len(answer) // 2]
         if fault == "ok":
             writer.write(_head(200, {"Content-Length": str(len(answer))}) + answer)

@@ -158,8 +158,8 @@ def test_plugin_errors_are_recorded_per_item(tmp_path: Path, items_dir: Path) ->
         sys.path.remove(str(tmp_path))
     got = lines(run.path)
     assert "p" in got[0]
-    assert "not a finite" in got[1]["error"] and "no answer" in got[2]["error"]
-    assert "ValueError: boom" in got[3]["error"] and "misses option key" in got[4]["error"]
+    assert "not a finite number" in got[1]["error"] and "no answer" in got[2]["error"]
+    assert "ValueError: boom" in got[3]["error"] and "misses option(s) ['no']" in got[4]["error"]
 
 
 def test_plugin_that_cannot_be_imported_is_a_clear_error(tmp_path: Path, items_dir: Path) -> None:

@@ -85,8 +85,10 @@ def test_every_difference_and_fault_ends_in_the_right_record(tmp_path: Path, mix
         elif fault in ("rounded", "off_by_001"):
             assert math.fsum(record["p"].values()) == pytest.approx(1.0)
             assert record["p"] == pytest.approx(expected_p(item, "noul"), abs=0.011), (fault, record)
-        elif fault == "refusal" and kind != "sglang_decisions":
-            assert record["error"].startswith("refusal: I can't help"), record
+        elif fault == "refusal" and kind == "openai_decisions":  # the one interface that documents refusals
+            assert record["error"].startswith("refusal: I can't help") and "transient" not in record, record
+        elif fault == "refusal" and kind == "systemone":  # System One defines none: not an answer
+            assert "does not define" in record["error"] and record["transient"] is True, record
         elif fault == "missing_answer":
             assert "no answer" in record["error"], record
         elif fault in ("413", "422_list", "422_string"):
@@ -196,4 +198,4 @@ def test_auth_header_and_scheme_are_per_provider(tmp_path: Path, mixed_items: Pa
     assert sent["TypeSafe-Danger-Zone-Images"] == "true"
     assert set(server.paths) == {"/v1/decisions"}  # the System One body on another path (Perplexity)
     stored = "".join(p.read_text() for p in (tmp_path / "runs").rglob("*.json*"))
-    assert "dapi-secret" not in stored and "DATABRICKS_TOKEN" in stored
+    assert "dapi-secret" not in stored and "DATABRICKS_TOKEN" not in stored, "only clear settings are written"

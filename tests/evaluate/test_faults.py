@@ -17,13 +17,8 @@ from typing import Any
 import pytest
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.evaluate.http import (
-    StopRun,
-    endpoint_url,
-    is_generic_message,
-    is_transport_status,
-    proxy_for,
-)
+from decisionpivot.evaluate.http import StopRun, endpoint_url, proxy_for
+from decisionpivot.evaluate.outcome import Verdict, asks_to_wait, status_verdict
 from decisionpivot.evaluate.run import evaluate_system
 from decisionpivot.evaluate.systems import get_system
 from decisionpivot.items import read_items
@@ -123,9 +118,9 @@ def test_a_wrong_path_still_stops_the_run_naming_the_url(tmp_path: Path, items_d
 
 
 def test_a_short_run_of_generic_errors_is_transient(tmp_path: Path, items_dir: Path) -> None:
-    """Fewer items than the early stop needs, all 404: never recorded as the model's failures."""
+    """Fewer attempts than the early stop needs, all 404: never recorded as the model's failures."""
     with FaultServer(lambda digest, attempt: "status:404") as server:
-        path = config(tmp_path, server.base_url)
+        path = config(tmp_path, server.base_url, max_attempts=2)
         [run] = evaluate_system(get_system("s1", path), items_dir, tmp_path / "runs", limit=3, progress=False)
     assert run.transient == 3 and all(r.get("transient") for r in answers(run.path).values())
 
@@ -185,20 +180,22 @@ def test_a_query_string_of_base_url_stays_a_query(tmp_path: Path, items_dir: Pat
     assert all("p" in r for r in answers(run.path).values())
 
 
-@pytest.mark.parametrize(("status", "expected"), [
-    (500, True), (507, True), (530, True), (599, True), (408, True), (425, True), (429, True), (499, True),
-    (400, False), (404, False), (422, False), (413, False), (401, False)])
-def test_transport_statuses(status: int, expected: bool) -> None:
-    assert is_transport_status(status) is expected
+@pytest.mark.parametrize(("status", "waits"), [
+    (500, True), (507, True), (530, True), (599, True), (408, True), (420, True), (425, True), (429, True),
+    (499, True), (400, False), (404, False), (422, False), (498, False), (202, False), (302, False), (600, False)])
+def test_statuses_that_ask_to_wait_only_pace_the_retries(status: int, waits: bool) -> None:
+    """Whether a status asks to come back later decides the pace of its retries, never whether it is an answer."""
+    assert asks_to_wait(status, None) is waits and asks_to_wait(status, 3.0)
+    assert status_verdict(status, "Not Found") is Verdict.TRANSIENT
 
 
-@pytest.mark.parametrize(("status", "message", "expected"), [
-    (404, "Not Found", True), (404, "", True), (400, "Bad Request", True), (404, "<html><h1>404</h1></html>", True),
-    (404, "Route not found.", True), (400, "error", True),
-    (400, "Server is pinned to 'a'; requested 'b'.", False), (404, "The model `gpt-nope` does not exist", False),
-    (422, "body.state: Input should be a valid string", False)])
-def test_generic_messages(status: int, message: str, expected: bool) -> None:
-    assert is_generic_message(status, message) is expected
+@pytest.mark.parametrize(("status", "message"), [
+    (404, "Not Found"), (404, ""), (400, "Bad Request"), (404, "<html><h1>404</h1></html>"), (400, "error"),
+    (400, "Server is pinned to 'a'; requested 'b'."), (404, "The model `gpt-nope` does not exist"),
+    (422, "body.state: Input should be a valid string")])
+def test_a_4xx_no_interface_documents_is_transient_whatever_it_says(status: int, message: str) -> None:
+    """Generic page or specific message alike: not the model's answer (the early stop catches a wrong config)."""
+    assert status_verdict(status, message) is Verdict.TRANSIENT
 
 
 def test_records_of_a_soak_hold_no_status_as_an_answer(tmp_path: Path, items_dir: Path) -> None:

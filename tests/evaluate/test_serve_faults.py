@@ -132,11 +132,13 @@ def test_secrets_of_serve_and_serve_env_are_recorded_as_hashes(tmp_path: Path, i
             assert secret_arg not in text and secret_env not in text and secret_inline not in text, written
             assert "other-secret-value-0123" not in text, written
     meta = json.loads(run.path.with_name(f"{FAMILY}.meta.json").read_text())
-    assert meta["identity"]["serve_env"]["OMP_NUM_THREADS"] == "1"
-    assert meta["identity"]["serve_env"]["HF_TOKEN"].startswith("sha256:")
-    assert meta["identity"]["serve_env"]["OTHER_KEY"] == "${OTHER_KEY}", "a reference names no secret"
-    assert meta["identity"]["serve"][-3:] == [meta["identity"]["serve"][-3], "--threads", "2"]
-    assert meta["identity"]["serve"][-3].startswith("--hf-token=sha256:")
+    env = meta["identity"]["serve_env"]
+    assert env["OMP_NUM_THREADS"].startswith("scrypt:") and env["HF_TOKEN"].startswith("scrypt:"), "every value hashed"
+    assert env["OTHER_KEY"] == "${OTHER_KEY}", "a reference names no secret"
+    serve = meta["identity"]["serve"]
+    assert [w if not w.startswith("scrypt:") else "#" for w in serve] == \
+        ["{python}", "-m", "#", "{port}", "--api-key", "#", serve[6], "--threads", "#"], "option names and placeholders"
+    assert serve[6].startswith("--hf-token=scrypt:")
     # another secret is another fingerprint (a changed secret may change answers), the same one the same
     other = chat_config(tmp_path, [*SERVE, "--api-key", "another-secret-0000", f"--hf-token={secret_inline}",
                                    "--threads", "2"], "other.yaml", serve_env={"HF_TOKEN": secret_env,
@@ -182,6 +184,43 @@ def test_a_shell_wrapped_server_ends_with_dp(tmp_path: Path, items_dir: Path, en
     if survived:  # leave nothing behind when the test fails
         os.kill(server_pid, signal.SIGKILL)
     assert not survived, f"the served process outlived dp ({ending})"
+
+
+@LINUX
+@pytest.mark.parametrize(("mode", "ending"), [("wait", "kill -9"), ("wait", "finished"), ("exit", "finished"),
+                                              ("exit", "kill -9")])
+def test_a_server_that_leaves_the_group_with_setsid_ends_with_dp(tmp_path: Path, items_dir: Path, mode: str,
+                                                                  ending: str) -> None:
+    """Issue 37: a ``serve:`` child that detaches with ``setsid`` outlived dp (its process group was all dp ended).
+    ``exit``: the wrapper returns at once and the server, an orphan in a session of its own, answers for dp."""
+    report = tmp_path / "report.json"
+    config = chat_config(tmp_path, ["{python}", "-m", "tests.evaluate.detaching_server", mode, "{port}", str(report)])
+    limit = "400" if ending == "kill -9" else "3"
+    dp = subprocess.Popen([sys.executable, "-m", "decisionpivot.cli", "evaluate", "--system", "served", "--config",
+                           str(config), "--items", str(items_dir), "--runs", str(tmp_path / "runs"), "--limit", limit],
+                          cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                              [p for p in (os.environ.get("PYTHONPATH"), str(ROOT)) if p])})
+    deadline = time.monotonic() + 60
+    while not report.exists() and time.monotonic() < deadline and dp.poll() is None:
+        time.sleep(0.05)
+    assert report.exists(), dp.communicate()[1].decode()[-2000:]
+    server_pid = json.loads(report.read_text())["pid"]
+    assert os.getsid(server_pid) == server_pid, "the server runs in a session of its own"
+    if ending == "kill -9":
+        dp.send_signal(signal.SIGKILL)
+    _, err = dp.communicate(timeout=120)
+    if ending == "finished":
+        assert dp.returncode == 0, err.decode()[-2000:]
+        answers = records(tmp_path / "runs" / "served" / f"{FAMILY}.jsonl")
+        assert len(answers) == 3 and all("p" in r for r in answers), "the detached server answered for dp"
+    deadline = time.monotonic() + 30
+    while _alive(server_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    survived = _alive(server_pid)
+    if survived:  # leave nothing behind when the test fails
+        os.kill(server_pid, signal.SIGKILL)
+    assert not survived, f"the detached server outlived dp ({mode}, {ending})"
 
 
 def test_a_reference_to_an_unset_variable_is_one_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

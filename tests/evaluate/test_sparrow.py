@@ -132,7 +132,7 @@ def test_a_killed_evaluation_leaves_no_server_behind(items: Path, tmp_path: Path
 def test_a_server_that_will_not_start_is_one_error_line(tmp_path: Path, items: Path) -> None:
     config = tmp_path / "s.yaml"
     config.write_text(json.dumps({"systems": {"broken": {
-        "kind": "systemone", "model": "m", "serve_ready_s": 20,
+        "kind": "systemone", "model": "no-such-model", "serve_ready_s": 20,
         "serve": ["{python}", "-m", "sparrow_decider.cli", "--model", "no-such-model", "serve", "--port", "{port}"]}}}))
     done = subprocess.run([sys.executable, "-m", "decisionpivot.cli", "evaluate", "--system", "broken", "--config",
                            str(config), "--items", str(items), "--limit", "2", "--allow-modified-items"],

@@ -30,7 +30,9 @@ def test_spec_fields_land_where_a_yaml_declaration_puts_them(tmp_path: Path) -> 
 
 @pytest.mark.parametrize(("spec", "message"), [
     ("nokind:x", "expected KIND:MODEL"),
-    ("chat:m?bogus=1", "unknown key(s) ['bogus']"),
+    ("chat:m?bogus=1", "unknown key 'bogus'"),
+    ("chat:m?temprature=1", "unknown key 'temprature' (did you mean temperature?)"),
+    ("chat:m@http://h/v1?temperature=1&temperature=2", "'temperature' given twice"),
     ("chat:m", "needs 'base_url'"),
     ("chat:m@http://h/v1?api_key=sk-123", "put the key in an environment variable"),
     ("chat:m@http://h/v1?temperature", "'temperature' is not KEY=VALUE"),

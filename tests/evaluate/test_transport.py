@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from decisionpivot.evaluate.http import StopRun, is_input_restriction, names_request_parameter
+from decisionpivot.evaluate.http import StopRun
+from decisionpivot.evaluate.outcome import Verdict, status_verdict
 from decisionpivot.evaluate.run import evaluate_system
 from decisionpivot.evaluate.systems import SystemConfigError, get_system
 from decisionpivot.items import read_items
@@ -248,17 +249,17 @@ NEITHER = [
 
 @pytest.mark.parametrize(("status", "message"), RESTRICTIONS)
 def test_input_restrictions_are_the_item_too_large_for_the_server(status: int, message: str) -> None:
-    assert is_input_restriction(status, message) and not names_request_parameter(status, message)
+    assert status_verdict(status, message) is Verdict.INPUT_RESTRICTION
 
 
 @pytest.mark.parametrize(("status", "message"), CONFIG_ERRORS)
 def test_a_message_naming_a_request_parameter_is_a_configuration_error(status: int, message: str) -> None:
-    assert names_request_parameter(status, message) and not is_input_restriction(status, message)
+    assert status_verdict(status, message) is Verdict.STOP
 
 
 @pytest.mark.parametrize(("status", "message"), NEITHER)
-def test_other_refusals_are_neither(status: int, message: str) -> None:
-    assert not is_input_restriction(status, message) and not names_request_parameter(status, message)
+def test_other_refusals_are_transient(status: int, message: str) -> None:
+    assert status_verdict(status, message) is Verdict.TRANSIENT
 
 
 def test_secrets_in_headers_and_base_url_never_reach_a_file(tmp_path: Path, items_dir: Path,
@@ -274,8 +275,8 @@ def test_secrets_in_headers_and_base_url_never_reach_a_file(tmp_path: Path, item
             text = written.read_text()
             assert KEY not in text and ORG_SECRET not in text, written
     meta = json.loads(run.path.with_name(f"{FAMILY}.meta.json").read_text())
-    assert meta["system"]["headers"] == {"X-Org": "[REDACTED]"}
-    assert "api-version=7" in meta["system"]["base_url"] and "api_key=[REDACTED]" in meta["system"]["base_url"]
+    assert meta["system"]["headers"]["X-Org"].startswith("scrypt:"), "a header value is written as its hash"
+    assert meta["system"]["base_url"].endswith("?api_key=[REDACTED]&api-version=[REDACTED]"), "no query value"
 
 
 @pytest.mark.parametrize("value", ["a\nb", "x\r\nInjected: 1"])

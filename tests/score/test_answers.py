@@ -59,15 +59,15 @@ def test_probabilities_are_normalised_over_listed_options_and_unknown_keys_ignor
         tmp_path,
         layout,
         [
-            {"id": "policy_case:00000", "p": {"approve": 2, "deny": 1, "escalate": 1}},
+            {"id": "policy_case:00000", "p": {"approve": 0.5, "deny": 0.26, "escalate": 0.25}},  # sum 1.01: rounding
             {
                 "id": "policy_case:00001",
-                "p": {"deny": 0.3, "maybe": 5.0, "other": 1},
-            },  # escalate missing -> 0
+                "p": {"deny": 1.0, "maybe": 5.0, "other": 1},
+            },  # approve, escalate missing -> 0
             *[{"id": f"policy_case:{i:05d}", "p": {"approve": 1}} for i in range(2, 6)],
         ],
     )
-    np.testing.assert_allclose(a.probabilities[0], [0.5, 0.25, 0.25])
+    np.testing.assert_allclose(a.probabilities[0], [0.5 / 1.01, 0.26 / 1.01, 0.25 / 1.01])
     np.testing.assert_allclose(a.probabilities[1], [0.0, 1.0, 0.0])
     assert a.ignored_keys == 2
     assert a.correct[:2].tolist() == [True, True]
@@ -234,18 +234,17 @@ def test_loading_runs_excludes_tasks_with_reasons_and_collects_warnings(tmp_path
         load_runs(tmp_path / "runs", tmp_path / "items", systems=["ghost"], allow_modified_items=True)
 
 
-def test_huge_probabilities_do_not_overflow_the_normalisation(tmp_path: Path, layout: TaskLayout) -> None:
-    """Issue 29: {"approve": 1e308, "deny": 1e308} summed to infinity and normalised to all zeros."""
+def test_values_that_are_no_distribution_are_failed_records(tmp_path: Path, layout: TaskLayout) -> None:
+    """The one probability check (decisionpivot.probability): weights, huge values and sums far from 1 are no answer
+    (issue 29's 1e308 once summed to infinity; issue 37: every source goes through one function)."""
     a = read(tmp_path, layout, [
         {"id": "policy_case:00000", "p": {"approve": 1e308, "deny": 1e308, "escalate": 0}},
-        {"id": "policy_case:00001", "p": {"approve": 1.7e308, "deny": 1.7e308, "escalate": 1.7e308}},
+        {"id": "policy_case:00001", "p": {"approve": 2, "deny": 1, "escalate": 1}},
         {"id": "policy_case:00002", "p": {"approve": 5e-324, "deny": 0, "escalate": 0}},
         *[{"id": f"policy_case:{i:05d}", "p": {"approve": 1}} for i in range(3, 6)],
     ])
-    np.testing.assert_allclose(a.probabilities[0], [0.5, 0.5, 0.0])
-    np.testing.assert_allclose(a.probabilities[1], [1 / 3, 1 / 3, 1 / 3])
-    np.testing.assert_allclose(a.probabilities[2], [1.0, 0.0, 0.0])
-    assert not a.failed[:3].any() and np.isfinite(a.probabilities).all()
+    assert a.failed[:3].all() and not a.failed[3:].any() and a.invalid_records == 3
+    np.testing.assert_allclose(a.probabilities[:3], np.full((3, 3), 1 / 3))  # uniform, as for any failed record
 
 
 def test_normalised_rows_equals_its_loop_definition() -> None:

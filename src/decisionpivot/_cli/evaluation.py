@@ -7,12 +7,17 @@ signature the command line :mod:`decisionpivot.command_line` checks, its docstri
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from decisionpivot._cli.arguments import DEFAULT_CORE_DIR, name_list
 from decisionpivot._cli.items import ItemVerbs
 from decisionpivot.errors import DecisionPivotError, check_names
+
+if TYPE_CHECKING:
+    from decisionpivot.evaluate.run import TaskRun
 
 
 class EvaluationVerbs:
@@ -68,7 +73,10 @@ class EvaluationVerbs:
         accepted before anything is asked only when this package re-derives them byte for byte (or ships
         their hashes: the release), or a verified task card records them. Exits 1 when a task ends below
         the 99% of items the scorer needs, except with --limit or --shard (a part on purpose: exits 0;
-        `dp score --partial` scores a --limit run), or when transient errors are left unanswered.
+        `dp score --partial` scores a --limit run), when transient errors are left unanswered (a reply that
+        was not the model's answer: any status but 200, a body that is not the interface's answer;
+        docs/evaluate-faults.md), or when every record is an error; each with a line naming the most frequent
+        cause.
         Without --items and with no items generated yet, the release core items are generated first.
 
         Args:
@@ -142,20 +150,27 @@ class EvaluationVerbs:
         short = [r for r in results if not r.covered]
         answered = sum(r.answered for r in results)
         total = sum(r.items for r in results)
+        errors = sum(r.errors for r in results)
         unanswered = sum(r.transient for r in results)
-        print(f"{chosen.name}: {answered} of {total} items answered, {sum(r.errors for r in results)} errors "
+        print(f"{chosen.name}: {answered} of {total} items answered, {errors} errors "
               f"({unanswered} transient) in {len(results)} task(s), readout {chosen.readout}")
+        transient_cause = most_frequent_cause(results, "transient")
         if short and limit is None and shard is None:
             names = ", ".join(r.task for r in short)
-            print(f"evaluate INCOMPLETE: {len(short)} task(s) below the 99% of items the scorer needs ({names}); "
-                  "run again to ask the transient errors, or with --retry-errors to ask every error again",
-                  file=sys.stderr)
+            print(f"evaluate INCOMPLETE: {len(short)} task(s) below the 99% of items the scorer needs ({names})"
+                  f"{transient_cause}; run again to ask the transient errors, or with --retry-errors to ask every "
+                  "error again", file=sys.stderr)
             raise SystemExit(1)
         if unanswered:
             tasks_left = ", ".join(f"{r.task} {r.transient}" for r in results if r.transient)
             print(f"evaluate INCOMPLETE: {unanswered} item(s) unanswered after their retries (transient errors: "
-                  f"{tasks_left}); the scorer counts them as failed predictions. Run the same command again to ask "
-                  "them again", file=sys.stderr)
+                  f"{tasks_left}){transient_cause}; the scorer counts them as missing, never as the model's answers. "
+                  "Run the same command again to ask them again", file=sys.stderr)
+            raise SystemExit(1)
+        if errors and not answered:
+            print(f"evaluate FAILED: every one of the {errors} records is an error, none an answer"
+                  f"{most_frequent_cause(results)}. Fix what it names, then run again (--retry-errors asks the final "
+                  "errors again too)", file=sys.stderr)
             raise SystemExit(1)
 
     def repair(self, system: str, runs: str = "runs") -> None:
@@ -240,6 +255,23 @@ class EvaluationVerbs:
             print(f"{r.system:<28} model {r.model:<24} {r.samples:>7} samples {r.errors:>6} errors  {r.path}")
         print(f"wrote {target} and {target.name}.meta.json; next: dp reconstruct {task} --source {source} "
               f"--sampled-answers {target}")
+
+
+def most_frequent_cause(results: Sequence[TaskRun], kind: str | None = None) -> str:
+    """``; most often (n of m): CAUSE (e.g. REASON)`` over the error records the run wrote (of one ``kind``,
+    ``transient`` or ``error``, when given), or "" when it wrote none."""
+    causes: Counter[str] = Counter()
+    examples: dict[str, str] = {}
+    for result in results:
+        for outcome, cause, count, example in result.causes:
+            if kind is None or outcome == kind:
+                causes[cause] += count
+                examples.setdefault(cause, example)
+    if not causes:
+        return ""
+    (cause, count), = causes.most_common(1)
+    example = examples[cause] if len(examples[cause]) <= 160 else examples[cause][:157] + "..."
+    return f"; most often ({count} of {causes.total()}): {cause}" + (f" (e.g. {example})" if example != cause else "")
 
 
 def _check_tasks(flag: str, wanted: Sequence[str] | None, folder: Path, generate: bool,

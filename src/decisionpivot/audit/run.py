@@ -30,6 +30,7 @@ from scipy.stats import chisquare
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from decisionpivot.audit.ordinal import ordinal_report
 from decisionpivot.audit.probes import PROBES, gold_position, probe_table
 from decisionpivot.audit.terms import Tokens, hashed_rows
 from decisionpivot.audit.text import KINDS, load_text_resources, text_report
@@ -256,6 +257,10 @@ def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristi
         report["failures"].append(f"{report['hygiene']['repeated_states']} repeated state(s)")
     if report["hygiene"]["near_duplicates"]:
         report["failures"].append(f"{report['hygiene']['near_duplicates']} near-duplicate state pair(s) across groups")
+    ordinal = ordinal_report(items, limits.probe_margin)
+    if ordinal is not None:  # score questions (the scale suite)
+        report["ordinal"] = ordinal
+        report["failures"].extend(ordinal["failures"])
     report["text"] = text_report(items)
     if report["text"]["findings"]:
         kinds = ", ".join(f"{k} {n}" for k, n in report["text"]["by_kind"].items() if n)
@@ -279,13 +284,19 @@ class FamilyAudit:
 
 
 def run_family_audit(task: FamilyAudit) -> dict[str, Any]:
-    """:func:`audit_family` of one family file, with the heuristics its module exposes."""
+    """:func:`audit_family` of one family file, with the heuristics its module exposes (a core family's, or a
+    scale family's for the scale suite)."""
     from decisionpivot.generate.registry import families
+    from decisionpivot.scale import registry as scale_registry
 
-    specs = {spec.name: spec for spec in families()}
+    scale = scale_registry.is_scale_family(task.name)
+    specs = {spec.name: spec for spec in (scale_registry.families() if scale else families())}
     train = None
     if task.train_seed is not None:
-        from decisionpivot.generate.run import draw_family
+        if scale:
+            from decisionpivot.scale.run import draw_family
+        else:
+            from decisionpivot.generate.run import draw_family
 
         train = list(draw_family(task.name, task.train_seed).items)
     heuristics = specs[task.name].heuristics if task.name in specs else {}
@@ -316,9 +327,11 @@ def audit_families(tasks: Sequence[FamilyAudit], jobs: int | None = None) -> Ite
         return map(run_family_audit, tasks)
     if START_METHOD == "fork":
         from decisionpivot.generate.registry import families
+        from decisionpivot.scale.registry import families as scale_families
 
         load_text_resources()
         families()
+        scale_families()
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(START_METHOD))
     with warnings.catch_warnings():  # map submits every task: the workers start here
         # Python 3.12+ warns about forking a process with threads; OpenBLAS's are the only others (above)
@@ -453,6 +466,19 @@ def render_markdown(payload: Mapping[str, Any]) -> str:
               for kind, examples in r["text"]["examples"].items()]
     if quoted:
         lines += ["", "Examples:", "", *quoted]
+    ordinal = [r for r in payload["families"] if "ordinal" in r]
+    if ordinal:
+        lines += ["", "## Score questions: the middle level is no shortcut", "",
+                  "Always answering the lower or upper middle level, against what it would score were the gold "
+                  "spread uniformly over the levels (exact %, mean absolute error in levels).", "",
+                  "| family | scope | guess | exact % | uniform % | majority level % | MAE | uniform MAE |",
+                  "|---|---|---|---:|---:|---:|---:|---:|"]
+        for r in ordinal:
+            for scope, guesses in r["ordinal"]["middle"].items():
+                for guess, m in guesses.items():
+                    lines.append(f"| {r['family']} | {scope} | {guess} | {_pct(m['exact'])} | "
+                                 f"{_pct(m['uniform_exact'])} | {_pct(m['majority_exact'])} | {m['mae']:.3f} | "
+                                 f"{m['uniform_mae']:.3f} |")
     failures = [f"- {r['family']}: {f}" for r in payload["families"] for f in r["failures"]]
     lines += ["", "## Gate", "", "PASSED: no probe, heuristic or hygiene rule exceeds its limit." if not failures
               else "FAILED:", *failures, ""]

@@ -7,8 +7,11 @@ file holds complete lines and at most one torn last line. Opening the file again
   file is removed when the run ends), so a second ``dp evaluate`` on the same answer file refuses at
   once, naming the holder;
 * drops a torn last line;
+* refuses a file holding a record of an id that is not an item of its items file (naming the line): its
+  counts would not be counts of the items ("601 of 600 answered");
 * refuses a file made for a different items file (both hashes shown) or under a different system
-  config (the meta file's ``fingerprint`` of the settings that change answers; both shown) unless
+  config (the meta file's ``fingerprint`` of the settings that change answers; both shown) - unless it holds
+  transient records only, which are asked again anyway - unless
   ``restart``, which moves the old answers to ``<task>.jsonl.bak`` (``.bak.1``, ``.bak.2``... when that
   exists: a backup is never overwritten) and starts afresh - when the first record that is not transient
   arrives: a restart against a server that is down (only transient failures, or none at all) leaves the
@@ -28,18 +31,22 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
+import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import sys
+from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from decisionpivot import __version__
 from decisionpivot.data_file import read_json_file
-from decisionpivot.errors import DecisionPivotError
+from decisionpivot.errors import DecisionPivotError, did_you_mean
 from decisionpivot.items import atomic_write_bytes
 
 
@@ -144,7 +151,8 @@ class AnswerLock:
             if current == os.fstat(self._fd).st_ino:
                 break
             os.close(self._fd)  # removed (and maybe re-created) by a holder releasing it: lock the file there now
-        holder = f"pid {os.getpid()} on {socket.gethostname()} since {now()} ({' '.join(sys.argv)[:200]})"
+        verb = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1].isalpha() else ""
+        holder = f"pid {os.getpid()} on {socket.gethostname()} since {now()} (dp {verb})".replace(" ()", "")
         os.ftruncate(self._fd, 0)
         os.pwrite(self._fd, holder.encode("utf-8"), 0)
 
@@ -252,7 +260,31 @@ def _same_config(old_meta: dict[str, Any], system: Any) -> bool:
     current = system.identity()
     spec = getattr(system, "spec", None)  # an imported harness log's system has no kind spec
     transport = {key for key, setting in spec.settings.items() if not setting.identity} if spec else set()
-    return {k: v for k, v in old.items() if k not in transport} == current
+    answering = {k: v for k, v in old.items() if k not in transport}
+    if answering == current:
+        return True
+    if spec is None:
+        return False
+    raw = {"kind": system.kind, **{k: v for k, v in system.settings.items() if spec.settings[k].identity}}
+    return _recorded_before(answering, raw)
+
+
+def _recorded_before(old: Any, value: Any) -> bool:
+    """Whether ``old`` is ``value`` as earlier versions recorded an identity: every value in clear but the
+    secret-named ones, written ``sha256:`` and 16 hex digits of their SHA-256 (``NAME=`` or ``--option=`` kept),
+    so an answer file made then resumes under the same settings (its meta is then rewritten as now)."""
+    if isinstance(old, dict) and isinstance(value, dict):
+        return old.keys() == value.keys() and all(_recorded_before(old[k], value[k]) for k in old)
+    if isinstance(old, list) and isinstance(value, list):
+        return len(old) == len(value) and all(_recorded_before(a, b) for a, b in zip(old, value, strict=True))
+    if isinstance(old, str) and isinstance(value, str) and old != value:
+        name, equals, rest = value.partition("=")
+        return old == _sha256_16(value) or bool(equals and old == f"{name}={_sha256_16(rest)}")
+    return bool(old == value)
+
+
+def _sha256_16(value: str) -> str:
+    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()[:16]
 
 
 def _records_bytes(records: list[dict[str, Any]]) -> bytes:
@@ -262,6 +294,36 @@ def _records_bytes(records: list[dict[str, Any]]) -> bytes:
 def is_transient(record: dict[str, Any]) -> bool:
     """An error that says nothing about the system (server down, retries spent): asked again on resume."""
     return "error" in record and record.get("transient") is True
+
+
+def outcome_of(record: dict[str, Any]) -> str:
+    """``answer`` (probabilities or a sampled text), ``transient`` or ``error`` (final)."""
+    if "p" in record or "text" in record:
+        return "answer"
+    return "transient" if is_transient(record) else "error"
+
+
+_ATTEMPTS = re.compile(r" \((?:gave up after \d+ attempts|retry budget of the task spent)\)$")
+_STATUS = re.compile(r"^(?:input restriction: )?HTTP \d{3}\b")
+
+
+def cause_of(record: dict[str, Any]) -> tuple[str, str]:
+    """(what an error record's failures have in common, its reason): the status of an ``HTTP NNN: ...`` error
+    (its message may quote the item), else the reason itself, either without how many attempts it took."""
+    reason = _ATTEMPTS.sub("", " ".join(str(record.get("error", "")).split()))[:300]
+    status = _STATUS.match(reason)
+    return (status[0] if status else reason), reason
+
+
+def _check_ids(path: Path, records: list[dict[str, Any]], item_ids: Collection[str], items_file: Path) -> None:
+    """Refuse an answer file holding a record of an id that is not an item of ``items_file``."""
+    known = item_ids if isinstance(item_ids, set | frozenset | dict) else set(item_ids)
+    for line, record in enumerate(records, start=1):
+        if record["id"] not in known:
+            raise AnswerFileError(
+                f"{path}:{line}: id {record['id']!r} is not an item of {items_file}"
+                f"{did_you_mean(record['id'], known)}; an answer file holds records of its items only (its counts are "
+                "counts of the items): remove the line, or start the task afresh with --restart")
 
 
 class AnswerWriter:
@@ -287,6 +349,13 @@ class AnswerWriter:
         transient (transient ones are held back until then, and dropped if none comes)."""
         self.held_back: list[dict[str, Any]] = []
         """Transient records of a restart that has not begun."""
+        self.outcomes: dict[str, str] = {}
+        """Item id -> ``answer``, ``error`` or ``transient``: what the file holds for it once this writer is done."""
+        self.causes: Counter[tuple[str, str]] = Counter()
+        """The errors this writer wrote, by outcome (``transient`` or ``error``) and what they have in common
+        (:func:`cause_of`): what a summary points at."""
+        self.examples: dict[tuple[str, str], str] = {}
+        """A whole reason of each cause (the first written)."""
         self._handle: Any = None if restarting else self._append_handle()
 
     def _append_handle(self) -> Any:
@@ -308,10 +377,12 @@ class AnswerWriter:
     @classmethod
     def open(cls, path: Path, meta_path: Path, *, task: str, items_file: Path, items_sha256: str,
              system: Any, shard: Shard | None, restart: bool = False, retry_errors: bool = False,
-             extra_meta: dict[str, Any] | None = None) -> tuple[AnswerWriter, set[str]]:
+             extra_meta: dict[str, Any] | None = None,
+             item_ids: Collection[str] | None = None) -> tuple[AnswerWriter, set[str]]:
         """Open (creating or resuming) and return the writer and the ids already answered.
 
-        ``system`` is a :class:`~decisionpivot.evaluate.systems.SystemConfig`.
+        ``system`` is a :class:`~decisionpivot.evaluate.systems.SystemConfig`. ``item_ids``: the ids of the items
+        file; a record of any other id refuses the file (its counts would not be counts of the items).
         """
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -323,7 +394,8 @@ class AnswerWriter:
         try:
             writer, done = cls._open_locked(path, meta_path, lock, task=task, items_file=items_file,
                                             items_sha256=items_sha256, system=system, shard=shard, restart=restart,
-                                            retry_errors=retry_errors, extra_meta=extra_meta or {})
+                                            retry_errors=retry_errors, extra_meta=extra_meta or {},
+                                            item_ids=item_ids)
         except BaseException:
             lock.release()
             raise
@@ -332,7 +404,7 @@ class AnswerWriter:
     @classmethod
     def _open_locked(cls, path: Path, meta_path: Path, lock: AnswerLock, *, task: str, items_file: Path,
                      items_sha256: str, system: Any, shard: Shard | None, restart: bool, retry_errors: bool,
-                     extra_meta: dict[str, Any]) -> tuple[AnswerWriter, set[str]]:
+                     extra_meta: dict[str, Any], item_ids: Collection[str] | None) -> tuple[AnswerWriter, set[str]]:
         # old answers stay until the first record that is not transient (AnswerWriter.restarting)
         deferred = restart and path.is_file() and path.stat().st_size > 0
         if restart and not deferred:
@@ -351,7 +423,9 @@ class AnswerWriter:
             raise AnswerFileError(f"{path}: answers without {meta_path.name}; cannot tell which items they answer "
                                   "(--restart starts afresh, keeping them as .bak)")
         records = [] if deferred else read_answer_lines(path, repair=False)  # a torn line is cut only on resume
-        if records:  # an empty file holds nothing that could be mixed with other answers
+        if item_ids is not None:
+            _check_ids(path, records, item_ids, items_file)
+        if any(not is_transient(r) for r in records):  # transient records are asked again: nothing to mix
             if old_meta.get("items_sha256") != items_sha256:
                 raise AnswerFileError(
                     f"{path}: answers were made for items with SHA-256 {old_meta.get('items_sha256')}, but "
@@ -396,6 +470,7 @@ class AnswerWriter:
             "runs": int(old_meta.get("runs") or 0) + 1,
         }
         writer = cls(path, meta_path, meta, lock, restarting=deferred)
+        writer.outcomes = {r["id"]: outcome_of(r) for r in records}
         writer.unchanged_meta = old_meta if old_meta.get("finished") and not forget else None
         if writer.unchanged_meta is None and not deferred:
             writer.save_meta()
@@ -407,10 +482,13 @@ class AnswerWriter:
             if is_transient(record):
                 self.held_back.append(record)
                 self.transient += 1
+                self.outcomes[record["id"]] = "transient"
+                self._count_cause(record)
                 return
             self._begin_restart()
             held, self.held_back = self.held_back, []
             self.transient -= len(held)
+            self.causes.subtract(("transient", cause_of(earlier)[0]) for earlier in held)
             for earlier in held:
                 self.write(earlier)
         if self.unchanged_meta is not None:  # a finished task that gets a record after all: say so first
@@ -428,6 +506,15 @@ class AnswerWriter:
         self.meta["answers" if "p" in record or "text" in record else "errors"] += 1
         self.transient += is_transient(record)
         self.written += 1
+        self.outcomes[record["id"]] = outcome_of(record)
+        if "error" in record:
+            self._count_cause(record)
+
+    def _count_cause(self, record: dict[str, Any]) -> None:
+        cause, reason = cause_of(record)
+        key = (outcome_of(record), cause)
+        self.causes[key] += 1
+        self.examples.setdefault(key, reason)
 
     def save_meta(self) -> None:
         atomic_write_bytes(self.meta_path, (json.dumps(self.meta, indent=2, ensure_ascii=False) + "\n").encode())

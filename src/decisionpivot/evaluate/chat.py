@@ -27,6 +27,7 @@ from decisionpivot.evaluate.kinds import (
     text,
     url_path,
 )
+from decisionpivot.evaluate.outcome import NotAnAnswer
 from decisionpivot.evaluate.prompt import ReplyError, chat_messages, parse_reply
 from decisionpivot.evaluate.questions import estimated_tokens
 from decisionpivot.items import Item
@@ -51,11 +52,11 @@ def content_text(content: Any) -> str:
 
 
 def completion_message(body: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(message, record fields ``closed`` and usage) of a chat completion; ValueError if it is not one."""
+    """(message, record fields ``closed`` and usage) of a chat completion; NotAnAnswer if it is not one."""
     choices = body.get("choices") if isinstance(body, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict) \
             or not isinstance(choices[0].get("message"), dict):
-        raise ValueError("malformed response body (not a chat completion)")
+        raise NotAnAnswer("malformed response body (not a chat completion)")
     return choices[0]["message"], {"closed": choices[0].get("finish_reason") != "length",
                                    **usage_fields(body.get("usage"))}
 
@@ -92,7 +93,9 @@ def completion_record(item: Item, body: Any) -> Record:
     """The answer record of a chat completion ``body`` for ``item``: its probabilities, or the reason there are none.
 
     The one reading of a reply: the ``chat`` kind and the inspect_ai scorer and import
-    (:mod:`decisionpivot.harness`) call it. ValueError if ``body`` is not a chat completion.
+    (:mod:`decisionpivot.harness`) call it. NotAnAnswer (a ValueError) if ``body`` is not a chat completion: no
+    reply of the model at all, transient (:mod:`decisionpivot.evaluate.outcome`). A completion whose text holds no
+    usable answer is the model's own failed answer: a final error record.
     """
     message, extra = completion_message(body)
     try:
@@ -111,7 +114,7 @@ CHAT_SETTINGS: dict[str, Setting] = {
     **HTTP_SETTINGS,
     "base_url": Setting(None, text, "the /v1 URL, e.g. http://localhost:8000/v1", identity=False),
     "model": Setting(None, text, "model name as the server knows it"),
-    "temperature": Setting(0.0, number(0), "sampling temperature"),
+    "temperature": Setting(0.0, number(0, maximum=10), "sampling temperature"),
     "max_tokens": Setting(2048, integer(1), "most tokens in the reply (reasoning included)"),
     "max_tokens_field": Setting("max_tokens", one_of("max_tokens", "max_completion_tokens"),
                                 "the request field that carries max_tokens (OpenAI's reasoning models and newer "

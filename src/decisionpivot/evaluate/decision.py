@@ -26,9 +26,11 @@ Items are asked exactly as the ``systemone`` kind asks them (same question mappi
 reading: :mod:`decisionpivot.evaluate.systemone`), so a checkpoint gives the same probabilities in
 process as behind ``transformers serve``'s ``/v1/systemone``. The 5.24 pipeline runs one forward
 pass per request and cannot batch requests yet (its ``_forward`` says so), so items are asked one at
-a time, as the server does; an item the pipeline rejects (a ValueError: labels that are not single tokens,
-more options than the model's labels) becomes an error record, the latter as an input restriction. Any
-other failure of the model stops the run with one line: it is the checkpoint's, not the item's.
+a time, as the server does; an item the pipeline rejects (a ValueError) is judged as ``transformers serve``'s
+422 with that message is (:mod:`decisionpivot.evaluate.outcome`): more options than the model's labels is an
+input restriction, anything else (labels that are not single tokens for the model) is no answer - a transient
+record, and ``dp evaluate`` exits 1 saying so. Any other failure of the model stops the run with one line: it is
+the checkpoint's, not the item's.
 
 ``threads`` (default :data:`DEFAULT_THREADS`) is set with ``torch.set_num_threads`` before loading: one
 request is a few small matrix products, and on the 2-core machine ``benchmarks/decision_threads.py``
@@ -58,6 +60,7 @@ from decisionpivot.evaluate.kinds import (
     register,
     text,
 )
+from decisionpivot.evaluate.outcome import NotAnAnswer, Verdict, status_verdict
 from decisionpivot.evaluate.questions import DECISION_SETTINGS
 from decisionpivot.evaluate.systemone import SystemOneWire, decision_readout
 from decisionpivot.items import Item
@@ -144,10 +147,15 @@ class DecisionPipelineRunner:
         try:
             model_inputs = pipe.preprocess(request)
             answers = pipe.postprocess(pipe.forward(model_inputs))
-        except ValueError as exc:
+        except ValueError as exc:  # judged as transformers serve sends it: a 422 with the message
             message = one_line(str(exc))
-            limited = "at most" in message or "options" in message
-            return {"id": item.id, "error": f"{INPUT_RESTRICTION}: {message}" if limited else f"pipeline: {message}"}
+            verdict = status_verdict(422, message)
+            if verdict is Verdict.INPUT_RESTRICTION:
+                return {"id": item.id, "error": f"{INPUT_RESTRICTION}: {message}"}
+            if verdict is Verdict.STOP:
+                raise DecisionPivotError(f"system {self.system.name!r}: the pipeline refused a request parameter on "
+                                         f"{item.id}: {message}") from None
+            return {"id": item.id, "error": f"pipeline: {message}", "transient": True}
         except Exception as exc:  # not the item's fault: the model cannot run (a broken checkpoint, out of memory)
             raise DecisionPivotError(f"system {self.system.name!r}: the model failed on {item.id}: "
                                      f"{type(exc).__name__}: {one_line(str(exc))}") from None
@@ -155,7 +163,10 @@ class DecisionPipelineRunner:
         input_tokens = sum(int(inputs["input_ids"].shape[-1]) for inputs, _ in model_inputs["prompts"])
         body = {"answers": answers if isinstance(answers, dict) else {},
                 "usage": {"input_tokens": input_tokens, "output_tokens": 0}}
-        return {**wire.parse(item, body), "latency_s": latency}
+        try:
+            return {**wire.parse(item, body), "latency_s": latency}
+        except NotAnAnswer as exc:  # what the HTTP kinds retry: in process, asking again gives the same
+            return {"id": item.id, "error": str(exc), "transient": True, "latency_s": latency}
 
     def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
         for item in items:

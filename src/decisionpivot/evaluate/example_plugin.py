@@ -5,8 +5,8 @@ Protocol. A plugin is any callable reachable as ``package.module:callable``. It 
 ``options`` mapping as keyword arguments, and returns a list of the same length whose i-th entry
 answers the i-th item, either
 
-* a mapping ``{option_key: probability}`` covering every option key of the item (values finite and
-  non-negative; they need not sum to 1 - the scorer normalises), or
+* a mapping ``{option_key: probability}`` covering every option key of the item (each value in [0, 1],
+  summing to 1 within ``max(0.02, 0.005 x options)``: :func:`decisionpivot.probability.distribution`), or
 * ``None`` or an ``Exception`` instance, recorded as an error for that item.
 
 If the callable raises, every item of the batch is recorded as an error with the exception's text.

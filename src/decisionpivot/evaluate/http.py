@@ -1,6 +1,6 @@
 """The HTTP engine every remote kind shares: at scale, unattended, one trustworthy record per item.
 
-A kind that answers over HTTP (``chat``, ``systemone``, ``openai_decisions``, ``sglang_decisions``)
+A kind that answers over HTTP (``chat``, ``systemone``, ``openai_decisions``, ``sglang_decisions``, ``logprobs``)
 supplies a :class:`Wire`: the URL, the request body for an item, and the reading of a 200 response.
 The engine does the rest, the same way for all of them:
 
@@ -10,28 +10,27 @@ The engine does the rest, the same way for all of them:
   halves it (once per window of requests), each success grows it by 1/limit, up to ``concurrency``,
   so a server that serves one request at a time is not buried under retries of queued requests;
   the time an item waits for a slot is recorded as ``queued_s``, apart from ``latency_s``;
-* retries with full-jitter exponential backoff honouring ``Retry-After`` on every **transport status**
-  (:func:`is_transport_status`: every 5xx, 408, 409, 421, 425, 429 and the proxies' and load balancers'
-  own codes 444, 460, 463, 499), on a 4xx with a generic message (``Not Found``, an HTML error page)
-  once the server has answered a request of the run, on timeouts and **every failure while the body is
-  read** (a connection reset mid-body, a body slower
-  than ``timeout_s``, fewer bytes than its Content-Length, an undecodable gzip body, a 200 body that
-  is not JSON - what a connection cut without Content-Length looks like): none of these says anything
-  about the model. Within ``max_attempts`` and a per-task retry budget; when they are spent the record
-  is an error marked ``"transient": true``, which a re-run asks again and which makes ``dp evaluate``
-  exit non-zero (the scorer counts it as failed);
+* **what a reply is** - the model's answer, a final record its interface documents, a stop, or transient - is
+  decided by the one table of :mod:`decisionpivot.evaluate.outcome`, an allow-list: only a 200 whose body the
+  kind's :class:`Wire` reads as a valid answer is an answer; 413 and a 400/422 saying the item is too large are
+  ``input restriction`` records; 401/403/407 and a 400/422 naming a request parameter stop the run at once;
+  **everything else** - any other status (201, 202, 206, 420, 498, 600, 999...), a 200 body that is empty, not
+  JSON, cut off or not the interface's reply, a timeout, a reset - is retried with full-jitter exponential
+  backoff honouring ``Retry-After``, within ``max_attempts`` and a per-task retry budget; when they are spent
+  the record is an error marked ``"transient": true``, which a re-run asks again and which makes
+  ``dp evaluate`` exit non-zero (the scorer counts it as missing);
 * a server that cannot be reached (connection refused, no such host) or that accepts connections and
   sends nothing within ``timeout_s``, for ``stop_after_failures`` attempts in a row with no answer in
   between, stops the run with one line; a re-run resumes;
-* 401/403/407 stop the run at once with the server's message, and so does a 400/422 whose message names a
-  request parameter (``Unsupported parameter: 'max_tokens'``, an unknown or forbidden field): a
-  configuration error, never the model's answer; when the first ``stop_after_failures`` requests all
-  fail with the same other 4xx (a wrong model name) the run stops too. Records are not written for
-  them, so fixing the config and re-running asks them again;
-* 413, and 400/422 whose message says the *item* is too large for the server (too many options, a
-  prompt beyond the context, a body over the size limit), are recorded as ``input restriction`` errors
-  (the paper's Table B1); the server's ``detail`` is read in whichever form it comes;
-* redirects are not followed (``redirects: refuse``): the record names the target. ``same-origin``
+* when the run's first ``stop_after_failures`` requests (items' first attempts) all fail with the same status
+  before the system has answered anything (a wrong model name, a wrong path, a redirect not followed, a body
+  that is not this interface's), the run stops with one line: a configuration error; statuses that ask to
+  come back later (5xx, 429, ...: :func:`~decisionpivot.evaluate.outcome.asks_to_wait`) do not count.
+  Records are not written for the items of a stopped run, so fixing the config and re-running asks them
+  again; until the system answers, such items are set aside and asked again (with retries) once it does
+  (:class:`_EarlyStop`). A system heard answering (this run, an earlier task, a resumed answer file) is never
+  stopped so;
+* redirects are not followed (``redirects: refuse``): transient, the record names the target. ``same-origin``
   follows them within the configured origin; ``follow`` follows them anywhere, but the key and the
   ``headers:`` never leave the configured origin;
 * every non-200 body and every unreadable reply goes to ``<task>.raw.jsonl``; the API key's value, the
@@ -43,7 +42,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import email.utils
-import http
 import ipaddress
 import json
 import os
@@ -56,7 +54,7 @@ import urllib.request
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
 
 import aiohttp
 
@@ -76,21 +74,21 @@ from decisionpivot.evaluate.kinds import (
     optional_command,
     optional_integer,
     optional_number,
-    optional_text,
     string_mapping,
     text,
 )
 from decisionpivot.evaluate.kinds import mapping as mapping_check
-from decisionpivot.evaluate.served import READY_TIMEOUT_S, LocalServer, start_server
+from decisionpivot.evaluate.outcome import (
+    CREDENTIAL_STATUSES,
+    SUCCESS_STATUSES,
+    Verdict,
+    asks_to_wait,
+    status_verdict,
+)
+from decisionpivot.evaluate.served import READY_TIMEOUT_S, LocalServer, ServeError, start_server
 from decisionpivot.items import Item
-from decisionpivot.redact import hidden_command, hidden_environment, redact, redact_url
+from decisionpivot.redact import redact, written_url
 
-TRANSPORT_4XX = frozenset({408, 409, 421, 425, 429, 444, 460, 463, 499})
-"""4xx statuses that say the request did not get through, never what the model thinks of the item: 408 Request
-Timeout, 409 Conflict (a busy resource), 421 Misdirected Request, 425 Too Early, 429 Too Many Requests, and
-the codes proxies and load balancers answer in the server's place (nginx 444 and 499, AWS ELB 460 and 463)."""
-FATAL_STATUS = frozenset({401, 403, 407})
-"""The credential (or the proxy's, 407) is refused: no item can fix it, the run stops."""
 REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
 MAX_REDIRECTS = 5
 BACKOFF_CAP_S = 60.0
@@ -98,42 +96,53 @@ CONNECT_BACKOFF_CAP_S = 2.0
 """Retries of a refused connection wait at most this long: a server that is gone is found out in seconds."""
 RETRY_AFTER_CAP_S = 300.0
 RAW_LIMIT = 20000
-_UNITS = r"(?:options?|choices?|labels?|levels?|criteria|categories|classes)"
-_SIZE = r"(?:tokens?|characters?|chars|bytes|[KMG]i?B)"
-_RESTRICTION = re.compile(
-    "|".join((
-        rf"too many {_UNITS}",
-        rf"(?:at most|up to|no more than|more than|exceeds?|over) (?:the )?(?:limit of |maximum of )?\d+ {_UNITS}",
-        rf"\b{_UNITS} (?:exceed|above|over) ",
-        r"(?:maximum|max\.?) context|context (?:length|window|size|limit)",
-        r"prompt has \d+ tokens|\bprompt is too long|input is too long|too many tokens|tokens? exceeds?",
-        rf"(?:exceeds?|longer than|more than|larger than|over) (?:the )?(?:limit of |maximum of |max of )?"
-        rf"[\d.,]+ ?[km]? ?{_SIZE}",
-        r"(?:request|body|payload|input|state|entity|content|message|prompt)s? (?:is )?too (?:large|long|big)",
-        r"(?:state|input|body|payload) size exceeds",
-    )),
-    re.IGNORECASE,
-)
-"""A 400/422 that says the item is too large for the server (an input restriction, the paper's Table B1)."""
-_PARAMETER = re.compile(
-    r"unsupported (?:parameter|argument|field|value)|unknown (?:parameter|argument|field|key)"
-    r"|unrecogni[sz]ed (?:request )?(?:parameter|argument|field|key)|invalid (?:parameter|argument)"
-    r"|extra (?:inputs?|fields?|keys?) (?:are |is )?not (?:permitted|allowed)|extra_forbidden"
-    r"|additional properties are not allowed|not supported with this model|use '[A-Za-z_]+' instead"
-    r"|(?:parameter|field|argument) '?[A-Za-z_][\w.]*'? (?:is )?(?:not supported|not allowed|required|missing)",
-    re.IGNORECASE,
-)
-"""A 400/422 whose message names a request parameter: a configuration error, never the model's answer."""
+OVERLOAD_STATUSES = frozenset({420, 429})
+"""Rate limits: besides a timeout, what halves the adaptive in-flight limit."""
+
+
+HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+"""An HTTP header's name (RFC 9110 token)."""
+VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""An environment variable's name."""
+
+
+def header_name(value: Any) -> str:
+    """``auth_header:``: a header's name, never a value (it is written in clear)."""
+    if not isinstance(value, str) or not HEADER_NAME.fullmatch(value):
+        raise SettingError("expected a header name of letters, digits and -, e.g. Authorization or X-Api-Key "
+                           "(the key itself goes in the variable api_key_env names)")
+    return value
+
+
+def variable_name(value: Any) -> str | None:
+    """``api_key_env:``: the name of an environment variable (the key is read from it, never written down)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not VARIABLE_NAME.fullmatch(value):
+        raise SettingError("expected the name of an environment variable (letters, digits and _), e.g. "
+                           "OPENAI_API_KEY: the key itself goes in that variable, never in the systems file")
+    return value
 
 
 def header_mapping(value: Any) -> dict[str, str]:
     """``headers:``: names and values are strings without line breaks or control characters."""
     checked = string_mapping(value)
     for name, header in checked.items():
-        if not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name):
+        if not HEADER_NAME.fullmatch(name):
             raise SettingError(f"expected header names of letters, digits and -, got {name!r}")
         if any(ord(c) < 32 or ord(c) == 127 for c in header if c != "\t"):
             raise SettingError(f"header {name}: a value without line breaks or control characters")
+    return checked
+
+
+def environment_mapping(value: Any) -> dict[str, str]:
+    """``serve_env:``: variable names of letters, digits and _, values strings without a NUL character."""
+    checked = string_mapping(value)
+    for name, variable in checked.items():
+        if not VARIABLE_NAME.fullmatch(name):
+            raise SettingError(f"expected variable names of letters, digits and _, got {name!r}")
+        if "\x00" in variable:
+            raise SettingError(f"{name}: a value without a NUL character")
     return checked
 
 
@@ -141,9 +150,9 @@ def header_mapping(value: Any) -> dict[str, str]:
 HTTP_SETTINGS: dict[str, Setting] = {
     "base_url": Setting(None, text, "the server's base URL, e.g. http://localhost:8000 (where the model is "
                         "reached, not which model: not part of the fingerprint)", identity=False),
-    "api_key_env": Setting(None, optional_text, "name of the environment variable holding the key "
+    "api_key_env": Setting(None, variable_name, "name of the environment variable holding the key "
                            "(the key is never written anywhere)", identity=False),
-    "auth_header": Setting("Authorization", text, "header that carries the key", identity=False),
+    "auth_header": Setting("Authorization", header_name, "header that carries the key", identity=False),
     "auth_scheme": Setting("Bearer", one_of("Bearer", "Basic", "none"),
                            "Bearer <key>, Basic base64(<basic_user>:<key>), or the bare key", identity=False),
     "basic_user": Setting("token", text, "user name for Basic auth (Databricks: token)", identity=False),
@@ -154,29 +163,29 @@ HTTP_SETTINGS: dict[str, Setting] = {
                          "configured origin; follow: follow anywhere (the key and headers stay with the origin)",
                          identity=False),
     "extra_body": Setting({}, mapping_check, "a mapping merged into each request body"),
-    "concurrency": Setting(16, integer(1), "most requests in flight (the adaptive limit starts here)",
+    "concurrency": Setting(16, integer(1, 4096), "most requests in flight (the adaptive limit starts here)",
                            identity=False),
     "adaptive_concurrency": Setting(True, boolean, "halve the in-flight limit on timeouts and 429s, "
                                     "grow it back by one per window of successes", identity=False),
-    "requests_per_minute": Setting(0, number(0), "0 = unlimited", identity=False),
-    "timeout_s": Setting(120.0, number(0, strict=True), "seconds per request", identity=False),
-    "max_attempts": Setting(6, integer(1), "attempts per item on retryable failures", identity=False),
-    "backoff_base_s": Setting(1.0, number(0), "retry n waits a random time up to base x 2^n, at least "
+    "requests_per_minute": Setting(0, number(0, maximum=1e6), "0 = unlimited", identity=False),
+    "timeout_s": Setting(120.0, number(0, strict=True, maximum=86400), "seconds per request", identity=False),
+    "max_attempts": Setting(6, integer(1, 100), "attempts per item on retryable failures", identity=False),
+    "backoff_base_s": Setting(1.0, number(0, maximum=3600), "retry n waits a random time up to base x 2^n, at least "
                               "Retry-After", identity=False),
     "retry_budget": Setting(None, optional_integer(0), "retries allowed per task (default 50 + 10% of the items)",
                             identity=False),
-    "stop_after_failures": Setting(8, integer(1), "stop the run when the first N requests all fail with the "
+    "stop_after_failures": Setting(8, integer(1, 10000), "stop the run when the first N requests all fail with the "
                                    "same 4xx (a configuration error, not the items), or N attempts in a row find "
                                    "no server", identity=False),
     "serve": Setting(None, optional_command, "a command that starts the system's own server, run by dp for the "
                      "evaluation ('{port}': a free loopback port, '{python}': this Python); base_url is then its URL "
-                     "(secret arguments are recorded as hashes)", recorded=hidden_command),
-    "serve_env": Setting({}, string_mapping, "environment variables for the served process (e.g. pinned BLAS "
+                     "(its arguments are recorded as hashes, option names in clear)"),
+    "serve_env": Setting({}, environment_mapping, "environment variables for the served process (e.g. pinned BLAS "
                          "threads and kernel, for the same answer bytes on every host; '${NAME}' passes dp's own "
                          "NAME, e.g. HF_TOKEN: '${HF_TOKEN}'); it gets only these and served.BASE_ENVIRONMENT; "
-                         "values of secret-named variables are recorded as hashes", recorded=hidden_environment),
-    "serve_ready_s": Setting(READY_TIMEOUT_S, number(0, strict=True), "seconds the served process may take to "
-                             "answer", identity=False),
+                         "values are recorded as hashes, names and ${NAME} references in clear"),
+    "serve_ready_s": Setting(READY_TIMEOUT_S, number(0, strict=True, maximum=86400), "seconds the served process "
+                             "may take to answer", identity=False),
     "price_per_million_input_tokens": Setting(None, optional_number(0), "for the cost column of the leaderboard",
                                               identity=False),
     "price_per_million_output_tokens": Setting(None, optional_number(0), "for the cost column of the leaderboard",
@@ -298,41 +307,6 @@ def server_message(text: str, limit: int = 300) -> str:
     return " ".join(flatten(body).split())[:limit]
 
 
-def is_transport_status(status: int) -> bool:
-    """Whether an HTTP status is the infrastructure's, not the model's verdict on the item: every 5xx (a gateway,
-    a proxy, a full disk: 500-599 whatever the code, Cloudflare's 520-530 included) and :data:`TRANSPORT_4XX`.
-    Retried; a record when retries run out is ``transient``."""
-    return 500 <= status <= 599 or status in TRANSPORT_4XX
-
-
-_GENERIC = re.compile(r"^(?:\d{3}\b)?\W*(?:error|not found|bad request|forbidden|unknown error|internal error"
-                      r"|page not found|route not found|no route|method not allowed|gone)?\W*$", re.IGNORECASE)
-
-
-def is_generic_message(status: int, message: str) -> bool:
-    """Whether an error's message says nothing about the item: empty, the status's own phrase (``Not Found``), a
-    bare ``error``, or an HTML page (a proxy's or a framework's default page)."""
-    text = " ".join(message.split())
-    if not text or text.lstrip().startswith("<"):
-        return True
-    try:
-        phrase = http.HTTPStatus(status).phrase
-    except ValueError:
-        phrase = ""
-    core = text.strip(" .!\"'").lower()
-    return core in (phrase.lower(), f"{status} {phrase}".lower(), f"http {status}") or bool(_GENERIC.match(text))
-
-
-def is_input_restriction(status: int, message: str) -> bool:
-    """413 always; 400/422 when the server's message says the item is too large for it (options, context, size)."""
-    return status == 413 or (status in (400, 422) and bool(_RESTRICTION.search(message)))
-
-
-def names_request_parameter(status: int, message: str) -> bool:
-    """A 400/422 whose message names a request parameter (unsupported, unknown, forbidden): the config is wrong."""
-    return status in (400, 422) and bool(_PARAMETER.search(message)) and not is_input_restriction(status, message)
-
-
 def same_origin(a: str, b: str) -> bool:
     """Whether two URLs share scheme, host and port (the origin a credential belongs to)."""
     pa, pb = urlsplit(a), urlsplit(b)
@@ -349,13 +323,13 @@ def counted_tokens(value: Any) -> int | None:
 
 
 @dataclass
-class _Outcome:
+class _Attempt:
     """How one attempt ended, for the adaptive limit."""
 
     overload: bool
-    """A timeout or a 429: the server is saturated."""
+    """A timeout or a rate limit (:data:`OVERLOAD_STATUSES`): the server is saturated."""
     success: bool
-    """A 200."""
+    """A success status (:data:`~decisionpivot.evaluate.outcome.SUCCESS_STATUSES`)."""
 
 
 class RetryBudget:
@@ -388,7 +362,7 @@ class AdaptiveLimit:
             await self._condition.wait_for(lambda: self.in_flight < max(1, int(self.limit)))
             self.in_flight += 1
 
-    async def release(self, started: float, outcome: _Outcome) -> None:
+    async def release(self, started: float, outcome: _Attempt) -> None:
         async with self._condition:
             self.in_flight -= 1
             if self.adaptive and outcome.overload and started > self._decreased_at:
@@ -419,51 +393,78 @@ class RateLimiter:
 
 
 class _EarlyStop:
-    """Holds back the first failures of a run until it is clear they are not all the same config error."""
+    """Stops a run whose first requests all fail the same way (a configuration error).
 
-    def __init__(self, emit: Emit, threshold: int, url: str = "") -> None:
+    A request is an item's first attempt. While the window is open - until the system is heard answering: a
+    record that is neither transient nor an input restriction, in this run or before it (``heard``: an answer file
+    resumed under the same fingerprint, an earlier task of the evaluation) - an item whose first attempt fails
+    with a status that counts is *parked*, not retried: if the run's first ``threshold`` requests all failed with
+    one status the run stops and nothing is recorded for them; once the window closes (the system answered, or
+    two different failures) the parked items are asked again with their retries; if it never closes (a run too
+    short to tell) each is recorded transient. Transient records of other failures are held while the window is
+    open too. A resumed run whose remaining items fail persistently is never mistaken for a wrong configuration."""
+
+    def __init__(self, emit: Emit, threshold: int, url: str = "", heard: bool = False) -> None:
         self.emit = emit
         self.threshold = threshold
         self.url = url
         """The URL the requests went to (shown redacted), named in the stop's message."""
-        self.held: list[tuple[Record, int, str]] = []
-        self.open = True
+        self.statuses: list[int] = []
+        """The status of each request counted so far (all equal while the window is open)."""
+        self.held: list[Record] = []
+        """Transient records written while the window is open: emitted when it closes, dropped if the run stops."""
+        self.parked: list[tuple[Item, Record]] = []
+        """Items whose first attempt counted, with the transient record they get if the window never closes."""
+        self.requeue: Callable[[Item], None] | None = None
+        """Where parked items go when the window closes (the run's queue)."""
+        self.open = not heard
+        self.heard = heard
+        """The system has answered (a record that is the model's answer or a final record of its interface)."""
 
-    def __call__(self, record: Record, config_status: int | None = None, message: str = "") -> None:
-        if self.open and config_status is not None:
-            self.held.append((record, config_status, message))
-            statuses = {status for _, status, _ in self.held}
-            if len(self.held) >= self.threshold and len(statuses) == 1:
-                raise StopRun(
-                    f"the first {len(self.held)} requests all failed with HTTP {config_status}: "
-                    f"{message or '(no message)'} - a configuration error (model name, URL, fields) at "
-                    f"{self.url or 'the server'}, not the items; nothing was recorded for them. Fix the system's "
-                    "config and run again"
-                )
-            if len(statuses) > 1:  # two different refusals: not one configuration error
-                self.finish()  # the held records, this one included (once)
+    def failed(self, status: int | None, failure: str) -> None:
+        """Count an item's failed first attempt (``status`` None: one that asked to wait or got no reply, not
+        counted); raise StopRun when the run's first :attr:`threshold` counted requests all failed with one status."""
+        if not self.open or status is None:
             return
-        neutral = bool(record.get("transient")) or str(record.get("error", "")).startswith(INPUT_RESTRICTION)
-        if self.open and not neutral:  # the server answered: whatever failed was not the configuration
+        self.statuses.append(status)
+        if len(set(self.statuses)) > 1:  # two different failures: not one configuration error
             self.finish()
-        self.emit(self._released(record))
+        elif len(self.statuses) >= self.threshold:
+            raise StopRun(
+                f"the first {len(self.statuses)} requests all failed with {failure or f'HTTP {status}'} - not the "
+                f"items: a configuration error (model name, URL, path, fields) at {self.url or 'the server'}, or a "
+                "server that does not speak this interface; nothing was recorded for them. Fix the system's config "
+                "and run again"
+            )
 
-    @staticmethod
-    def _released(record: Record) -> Record:
-        """A held record as written: a generic 4xx (``Not Found``, an HTML page) says nothing about the item (a
-        proxy's page, a server restarting behind it): transient (asked again on a re-run), never the model's answer."""
-        if not record.pop("generic", False):
-            return record
-        return {**record, "error": f"{record['error']} (a generic error page, not the model's answer)",
-                "transient": True}
+    def park(self, item: Item, record: Record) -> None:
+        """Keep ``item`` until the window closes (see the class docstring); ``record`` if it never does."""
+        self.parked.append((item, record))
 
-    def finish(self) -> None:
-        """Once it is clear the failures are not one configuration error (or at the end of a run too short to
-        decide): the held records are written."""
-        for held, _, _ in self.held:
-            self.emit(self._released(held))
-        self.held.clear()
+    def __call__(self, record: Record) -> None:
+        if not record.get("transient") and not str(record.get("error", "")).startswith(INPUT_RESTRICTION):
+            self.heard = True  # the model answered: whatever failed was not the configuration
+        if self.open:
+            if record.get("transient"):
+                self.held.append(record)
+                return
+            if self.heard:
+                self.finish()
+        self.emit(record)
+
+    def finish(self, at_end: bool = False) -> None:
+        """Close the window: the held records are written, the parked items asked again (or, ``at_end`` of a run
+        too short to tell, written as their transient records)."""
         self.open = False
+        held, self.held = self.held, []
+        for record in held:
+            self.emit(record)
+        parked, self.parked = self.parked, []
+        for item, record in parked:
+            if at_end or self.requeue is None:
+                self.emit(record)
+            else:
+                self.requeue(item)
 
 
 @dataclass
@@ -489,6 +490,16 @@ class _Reply:
     """Why a redirect was not followed, naming its target ("" when there was none or it was followed)."""
 
 
+@dataclass(frozen=True)
+class _NotRead:
+    """Why a 200 body is not the model's answer."""
+
+    reason: str
+    """What was wrong with it (the record's error when it persists)."""
+    parsed: bool
+    """The body was JSON (not the interface's reply); False: not JSON at all (cut off, empty, HTML)."""
+
+
 class _Reachability:
     """Counts attempts in a row that found no server, across the run's workers."""
 
@@ -496,10 +507,6 @@ class _Reachability:
         self.threshold = threshold
         self.misses = 0
         self.answered = False
-
-        self.succeeded = False
-        """Some request of the run got a 200: the URL, the model and the key are right."""
-
         self.last_answer = float("-inf")
         """When the server last answered anything (time.monotonic)."""
         self.last_silent_miss = float("-inf")
@@ -522,7 +529,6 @@ class _Reachability:
         elif reply.status:
             self.misses = 0
             self.answered = True
-            self.succeeded = self.succeeded or reply.status == 200
             self.last_answer = time.monotonic()
         return self.misses >= self.threshold
 
@@ -536,6 +542,8 @@ class HttpRunner:
         s = system.settings
         self.server: LocalServer | None = None
         """The system's own server, when ``serve:`` declares one (started by the first :meth:`run`)."""
+        self.heard = False
+        """The system answered in an earlier task of this evaluation: no early stop for the next ones."""
         self._point_at(str(s.get("base_url") or "http://127.0.0.1"))
         self.origin_headers = dict(s.get("headers") or {})
         """Headers only the configured origin gets: ``headers:`` and the credential."""
@@ -562,8 +570,12 @@ class HttpRunner:
                 value = f"Bearer {key}"
             self.origin_headers[str(s.get("auth_header") or "Authorization")] = value
             self.secrets.append(value)
-        self.secrets.sort(key=len, reverse=True)
-        userinfo = urlsplit(str(s.get("base_url") or "")).username is not None
+        parts = urlsplit(str(s.get("base_url") or ""))
+        self.secrets += [v for v in (parts.username, parts.password) if v]
+        self.secrets += [v for _, v in parse_qsl(parts.query) if len(v) >= 4]
+        self.secrets += [v for v in system.hidden_strings() if v not in self.shown_url]
+        self.secrets = sorted(set(self.secrets), key=len, reverse=True)
+        userinfo = parts.username is not None
         sends_authorization = "authorization" in {name.lower() for name in self.origin_headers}
         if userinfo and sends_authorization:
             raise DecisionPivotError(
@@ -574,15 +586,20 @@ class HttpRunner:
 
     def _point_at(self, base_url: str) -> None:
         self.url = endpoint_url(base_url, self.wire.path)
-        self.shown_url = redact_url(self.url)
-        """The URL as messages show it (no password, no secret query values)."""
+        self.shown_url = written_url(self.url)
+        """The URL as messages show it (:func:`~decisionpivot.redact.written_url`: no user name or password, no
+        query values)."""
         self.proxy = proxy_for(self.url)
 
     def hide(self, text: str) -> str:
-        """``text`` without the key, the values of ``headers:`` and secrets of the URL (and any other token)."""
+        """``text`` (a server's message, an exception) without the key, the URL's user name, password and query
+        values, and every value of the config that is not written in clear (``headers:``, ``serve:`` arguments,
+        ``serve_env:`` values...: :meth:`~decisionpivot.evaluate.kinds.SystemConfig.hidden_strings`), then
+        :func:`~decisionpivot.redact.redact` for any other token."""
+        text = text.replace(self.url, self.shown_url)
         for secret in self.secrets:
             text = text.replace(secret, "***")
-        return redact(text.replace(self.url, self.shown_url))
+        return redact(text)
 
     def _headers_for(self, url: str) -> dict[str, str]:
         """Request headers for ``url``: the credential and ``headers:`` only for the configured origin."""
@@ -609,7 +626,7 @@ class HttpRunner:
                             url = target
                             continue
                         reply.redirect = self.hide(
-                            f"HTTP {reply.status} redirect to {redact_url(target)} not followed "
+                            f"HTTP {reply.status} redirect to {written_url(target)} not followed "
                             f"(redirects: {policy}; set redirects: same-origin or follow, or point base_url there)")
                         return reply
                     if reply.status != 200:
@@ -622,7 +639,7 @@ class HttpRunner:
                 reply.silent = not reply.status
             except aiohttp.ClientConnectorError as exc:
                 reply.unreachable = True
-                reply.failure = self.hide(f"cannot connect to {redact_url(url)}: {exc.os_error or exc}")
+                reply.failure = self.hide(f"cannot connect to {written_url(url)}: {exc.os_error or exc}")
             except (aiohttp.ClientError, OSError, ValueError) as exc:  # a reset, a short or undecodable body
                 where = f" after HTTP {reply.status}, while reading the body" if reply.status else ""
                 reply.failure = self.hide(f"connection error{where} ({self.shown_url}): {type(exc).__name__}: {exc}")
@@ -634,8 +651,10 @@ class HttpRunner:
 
     async def _ask(self, session: aiohttp.ClientSession, item: Item, body: bytes, gate: AdaptiveLimit,
                    limiter: RateLimiter, budget: RetryBudget, counters: RunCounters, raw_log: Emit,
-                   reach: _Reachability) -> tuple[Record, int | None, str]:
-        """One item, with retries: (record, status of a config-like 4xx or None, server message)."""
+                   reach: _Reachability, guard: _EarlyStop) -> Record | None:
+        """One item, with retries, judged by :mod:`~decisionpivot.evaluate.outcome`: its record (an answer, a final
+        record the interface documents, or a transient one when retries run out), None when the early stop parks it
+        (:class:`_EarlyStop`), or StopRun."""
         s = self.system.settings
         attempt = 0
         queued = 0.0
@@ -649,8 +668,8 @@ class HttpRunner:
             try:
                 reply = await self._post(session, body)
             finally:
-                overload = reply.timed_out or reply.status == 429
-                await gate.release(started, _Outcome(overload=overload, success=reply.status == 200))
+                overload = reply.timed_out or reply.status in OVERLOAD_STATUSES
+                await gate.release(started, _Attempt(overload=overload, success=reply.status in SUCCESS_STATUSES))
             latency = round(time.monotonic() - started, 3)
             timing = {"latency_s": latency, "queued_s": round(queued, 3)}
             if reach.record(reply, started):
@@ -659,81 +678,90 @@ class HttpRunner:
                 raise StopRun(f"system {self.system.name!r}: {reply.failure}, {reach.misses} attempts in a row - "
                               f"{what}. Answers so far are kept; start the server (or fix base_url) and run "
                               "again to answer the rest")
-            failure = reply.failure
+            counted: int | None = None  # the status this failure counts under for the early stop
             if reply.redirect:
                 raw_log({"id": item.id, "status": reply.status, "error": reply.redirect})
-                return {"id": item.id, "error": reply.redirect, **timing}, reply.status or 300, reply.redirect
-            if reply.status == 200:
-                record = self._record(item, reply.text, timing, raw_log)
-                if record is not None:
-                    return record, None, ""
-                failure = "malformed response body (not JSON: cut off, or not the API's reply)"
-            elif reply.status:
+                failure, counted = reply.redirect, reply.status or 300
+            elif reply.failure:
+                failure = reply.failure
+            else:
                 status, text = reply.status, reply.text
-                message = self.hide(server_message(text))
-                raw_log({"id": item.id, "status": status, "raw": self.hide(text[:RAW_LIMIT])})
-                if status in FATAL_STATUS:
-                    whose = "the proxy's credential (HTTPS_PROXY)" if status == 407 else \
-                        "the API key variable and its permissions"
-                    raise StopRun(f"system {self.system.name!r}: {self.shown_url} refused the request with HTTP "
-                                  f"{status}: {message or '(no message)'} - check {whose}")
-                infrastructure = is_transport_status(status) or (
-                    reach.succeeded and is_generic_message(status, message)
-                    and not is_input_restriction(status, message))
-                if not infrastructure:
-                    if is_input_restriction(status, message):
-                        return {"id": item.id, "error": f"{INPUT_RESTRICTION}: HTTP {status}: {message}",
-                                **timing}, None, ""
-                    if names_request_parameter(status, message):
-                        raise StopRun(f"system {self.system.name!r}: {self.shown_url} refused a request parameter "
-                                      f"with HTTP {status}: {message} - a configuration error (fields, model, "
-                                      "max_tokens_field...), not the items; nothing was recorded for it. Fix the "
-                                      "system's config and run again")
-                    record = {"id": item.id, "error": f"HTTP {status}: {message}", **timing}
-                    if is_generic_message(status, message):  # early-stop material, else written as transient
-                        record["generic"] = True
-                    return record, status, message
-                failure = f"HTTP {status}: {message}" if message else f"HTTP {status}"
+                message = "" if status in SUCCESS_STATUSES else self.hide(server_message(text))
+                verdict = status_verdict(status, message)
+                if verdict is Verdict.READ_BODY:
+                    read = self._read(item, text, timing, raw_log)
+                    if isinstance(read, dict):
+                        return read
+                    failure = f"HTTP {status}: {read.reason}"
+                    if not read.parsed:  # a body cut without Content-Length looks so: no sign of a wrong config
+                        status = 0
+                else:
+                    raw_log({"id": item.id, "status": status, "raw": self.hide(text[:RAW_LIMIT])})
+                    if verdict is Verdict.STOP:
+                        raise self._stop(status, message)
+                    if verdict is Verdict.INPUT_RESTRICTION:
+                        return {"id": item.id, "error": f"{INPUT_RESTRICTION}: HTTP {status}: {message}", **timing}
+                    failure = f"HTTP {status}: {message}" if message else f"HTTP {status}"
+                if status and not asks_to_wait(status, reply.retry_after):
+                    counted = status
+            if attempt == 0 and counted is not None and guard.open:
+                guard.failed(counted, failure)
+                if guard.open:  # asked again once the system is heard, transient if it never is
+                    guard.park(item, {"id": item.id, "error": f"{failure} (asked once: the system answered "
+                                                              "nothing in this run)", "transient": True, **timing})
+                    return None
             attempt += 1
             if attempt >= int(s["max_attempts"]):
                 return {"id": item.id, "error": f"{failure} (gave up after {attempt} attempts)", "transient": True,
-                        **timing}, None, ""
+                        **timing}
             if not budget.take():
                 return {"id": item.id, "error": f"{failure} (retry budget of the task spent)", "transient": True,
-                        **timing}, None, ""
+                        **timing}
             counters.retries += 1
             base = float(s["backoff_base_s"])
             delay = backoff_delay(attempt - 1, reply.retry_after, self.rng, base)
             await asyncio.sleep(min(delay, CONNECT_BACKOFF_CAP_S) if reply.unreachable else delay)
 
-    def _record(self, item: Item, text: str, timing: dict[str, float], raw_log: Emit) -> Record | None:
-        """The record of a whole 200 body; None when it is not JSON (retried like any cut-off body)."""
+    def _stop(self, status: int, message: str) -> StopRun:
+        """The one line of a reply that stops the run (:data:`~decisionpivot.evaluate.outcome.Verdict.STOP`)."""
+        if status in CREDENTIAL_STATUSES:
+            whose = ("the proxy's credential (HTTPS_PROXY)" if status == 407
+                     else "the API key variable and its permissions")
+            return StopRun(f"system {self.system.name!r}: {self.shown_url} refused the request with HTTP {status}: "
+                           f"{message or '(no message)'} - check {whose}")
+        return StopRun(f"system {self.system.name!r}: {self.shown_url} refused a request parameter with HTTP "
+                       f"{status}: {message} - a configuration error (fields, model, max_tokens_field...), not the "
+                       "items; nothing was recorded for it. Fix the system's config and run again")
+
+    def _read(self, item: Item, text: str, timing: dict[str, float], raw_log: Emit) -> Record | _NotRead:
+        """The record of a whole 200 body (an answer, or a final error its interface documents), or why it is not the
+        model's answer (:class:`~decisionpivot.evaluate.outcome.NotAnAnswer`: retried, transient when it persists)."""
         try:
             body = json.loads(text)
         except (ValueError, RecursionError):
             raw_log({"id": item.id, "error": "response body is not JSON", "raw": self.hide(text[:RAW_LIMIT])})
-            return None
+            return _NotRead("malformed response body (not JSON: empty, cut off, or not the API's reply)", parsed=False)
         try:
             record = self.wire.parse(item, body)
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError) as exc:
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, OverflowError, RecursionError) as exc:
             reason = self.hide(str(exc) if isinstance(exc, ValueError) else f"malformed response body ({exc!r})")
             raw_log({"id": item.id, "error": reason, "raw": self.hide(text[:RAW_LIMIT])})
-            record = {"id": item.id, "error": reason}
-            usage = body.get("usage") if isinstance(body, dict) else None
-            record.update(usage_fields(usage))
-        else:
-            if "error" in record:  # the server answered, but not usably: keep what it said
-                raw_log({"id": item.id, "error": record["error"], "raw": self.hide(text[:RAW_LIMIT])})
+            return _NotRead(reason, parsed=True)
+        if "error" in record:  # the model answered, but not usably: keep what it said
+            raw_log({"id": item.id, "error": record["error"], "raw": self.hide(text[:RAW_LIMIT])})
         return {**record, **timing}
 
     def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
         s = self.system.settings
         if s.get("serve") and self.server is None:
-            self.server = start_server(self.system.name, s["serve"], s.get("serve_env") or {},
-                                       float(s["serve_ready_s"]))
+            try:
+                self.server = start_server(self.system.name, s["serve"], s.get("serve_env") or {},
+                                           float(s["serve_ready_s"]))
+            except ServeError as exc:  # its output may quote its arguments
+                raise ServeError(self.hide(str(exc))) from None
             self._point_at(self.server.base_url + str(s.get("serve_prefix") or ""))
-        if self.server is not None:
-            counters.server = dict(self.server.info)
+        if self.server is not None:  # what the server says about itself is free text: hidden like a message
+            counters.server = json.loads(self.hide(json.dumps(self.server.info, ensure_ascii=False)))
         run_deferring_sigterm(lambda: self._run(items, emit, counters, raw_log))
 
     def close(self) -> None:
@@ -749,11 +777,13 @@ class HttpRunner:
         limiter = RateLimiter(float(s["requests_per_minute"] or 0))
         concurrency = min(int(s["concurrency"]), max(len(items), 1))
         gate = AdaptiveLimit(concurrency, bool(s.get("adaptive_concurrency", True)))
-        guard = _EarlyStop(emit, int(s.get("stop_after_failures") or 8), self.shown_url)
+        guard = _EarlyStop(emit, int(s.get("stop_after_failures") or 8), self.shown_url,
+                           heard=self.heard or counters.answered_before > 0)
         reach = _Reachability(int(s.get("stop_after_failures") or 8))
         queue: asyncio.Queue[Item] = asyncio.Queue()
         for item in items:
             queue.put_nowait(item)
+        guard.requeue = queue.put_nowait
         timeout_s = float(s["timeout_s"])
         timeout = aiohttp.ClientTimeout(total=timeout_s, connect=min(30.0, timeout_s))
         connector = aiohttp.TCPConnector(limit=concurrency)
@@ -771,14 +801,16 @@ class HttpRunner:
                         continue
                     request = {**self.wire.request(item), **(s.get("extra_body") or {})}
                     body = json.dumps(request, ensure_ascii=False).encode("utf-8")
-                    record, config_status, message = await self._ask(session, item, body, gate, limiter, budget,
-                                                                     counters, raw_log, reach)
-                    guard(record, config_status, message)
+                    record = await self._ask(session, item, body, gate, limiter, budget, counters, raw_log, reach,
+                                             guard)
+                    if record is not None:
+                        guard(record)
 
             workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
             try:
                 await asyncio.gather(*workers)
-                guard.finish()
+                guard.finish(at_end=True)
+                self.heard = self.heard or guard.heard
             finally:
                 for task in workers:
                     task.cancel()

@@ -6,8 +6,17 @@ answers), and a factory for the :class:`Runner` that answers items. ``dp evaluat
 the protocol, so adding a kind is adding a module to :data:`KIND_MODULES`.
 
 Settings are checked when the systems file is read, so a typo or a wrong type (``timeout_s: "abc"``,
-``max_attempts: true``, ``requests_per_minute: -5``) is an error naming the file, the system and the
-key before any request is sent.
+``max_attempts: true``, ``requests_per_minute: -5``, ``timeout_s: .inf``) is an error naming the file, the
+system and the key before any request is sent.
+
+**What is written.** A system's settings reach meta files, logs and reports only through
+:meth:`SystemConfig.public` and :meth:`SystemConfig.identity`, by an allow-list: a setting's value is written as
+it is only when it is a value of a closed set (a number, a boolean, one of named choices: its check says so) or
+a text setting of :data:`CLEAR_SETTINGS` (``model``, ``path``, ``tokenizer``...: what the system *is*). Every
+other value (``serve:`` arguments, ``serve_env:`` and header values, ``extra_body``, ``api_key_env``) is written
+as salted hashes (:func:`decisionpivot.redact.hashed`) or not at all (:data:`WRITTEN_FORMS`), ``base_url``
+without its user name, password and query values. The fingerprint is the SHA-256 of the written identity, so a
+changed secret still changes it.
 """
 
 from __future__ import annotations
@@ -18,7 +27,11 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from decisionpivot.errors import did_you_mean
+from decisionpivot.redact import written_command, written_environment, written_url, written_value
+from decisionpivot.user_files import Bound
 
 if TYPE_CHECKING:
     from decisionpivot.items import Item
@@ -55,6 +68,9 @@ class RunCounters:
     """The adaptive in-flight limit of an HTTP runner at the end of the run (None for local kinds)."""
     server: dict[str, Any] | None = None
     """What the system's own server (``serve:``) said about itself (model, version), when dp started one."""
+    answered_before: int = 0
+    """Items of this run whose answer file already held an answer or a final record when it began (a resumed run:
+    the system has answered under this configuration, so a run of failures is not a configuration error)."""
 
 
 class Runner(Protocol):
@@ -84,13 +100,41 @@ class Setting:
     """One line for the documentation and error messages."""
     identity: bool = True
     """Whether the key changes the answers (part of the run's fingerprint); transport keys are not."""
-    recorded: Callable[[Any], Any] | None = None
-    """How a value that may hold secrets is written to meta files and fingerprints (each secret as a hash);
-    None: as it is."""
+
+    def written(self, key: str, value: Any) -> Any:
+        """``value`` of setting ``key`` as meta files, logs and reports may hold it: as it is when the check's values
+        form a closed set (:func:`closed`: numbers, booleans, named choices) or ``key`` is in
+        :data:`CLEAR_SETTINGS`; else by its form in :data:`WRITTEN_FORMS` (by default every string and number in it
+        hashed: :func:`decisionpivot.redact.written_value`)."""
+        if value is None or key in CLEAR_SETTINGS or getattr(self.check, "closed", False):
+            return value
+        return WRITTEN_FORMS.get(key, written_value)(value, key)
 
 
 def _message(expected: str, value: Any) -> SettingError:
-    return SettingError(f"expected {expected}, got {value!r}")
+    shown = repr(value)
+    return SettingError(f"expected {expected}, got {shown if len(shown) <= 80 else shown[:77] + '...'}")
+
+
+Check = TypeVar("Check", bound=Callable[..., Any])
+
+CLEAR_SETTINGS = frozenset({"model", "gguf_file", "tokenizer", "path", "serve_prefix", "callable", "baseline", "family",
+                            "heuristic", "device", "dtype", "reasoning_effort", "auth_header"})
+"""The text settings written as they are to meta files, logs and reports: what the system is (its model, the
+tokenizer, the path of its interface, the plugin) and the documented answer-changing texts - an allow-list. Values
+of closed checks (numbers, booleans, named choices) are written as they are too; every other value by its form in
+:data:`WRITTEN_FORMS`."""
+WRITTEN_FORMS: dict[str, Callable[[Any, str], Any]] = {
+    "base_url": written_url, "serve": written_command, "serve_env": written_environment}
+"""How the values of these settings are written (the rest: :func:`decisionpivot.redact.written_value`, each string
+and number hashed): ``base_url`` without user name, password and query values, a ``serve:`` command with its option
+names, ``serve_env`` with its variable names and ``${NAME}`` references in clear."""
+
+
+def closed(check: Check) -> Check:
+    """Mark ``check`` as one whose values form a closed set (numbers, booleans, named choices): written in clear."""
+    check.closed = True  # type: ignore[attr-defined]
+    return check
 
 
 def text(value: Any) -> str:
@@ -109,42 +153,40 @@ def optional_text(value: Any) -> str | None:
     return None if value is None else text(value)
 
 
-def integer(minimum: int) -> Callable[[Any], int]:
-    def check(value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise _message(f"a whole number >= {minimum}", value)
-        return value
-
-    return check
+MAX_COUNT = 10 ** 9
+"""The largest whole number a setting takes unless it says otherwise (a count, a size, a number of tokens)."""
 
 
-def optional_integer(minimum: int) -> Callable[[Any], int | None]:
-    inner = integer(minimum)
-    return lambda value: None if value is None else inner(value)
+def _bounded(bound: Bound, value: Any) -> Any:
+    """``value`` when ``bound`` holds it (:class:`decisionpivot.user_files.Bound`, the one check of every number a
+    user gives: finite, in range), else SettingError saying what was expected."""
+    if not bound.holds(value):
+        raise _message(bound.text, value)
+    return value
 
 
-def number(minimum: float, *, strict: bool = False) -> Callable[[Any], float]:
-    def check(value: Any) -> float:
-        ok = not isinstance(value, bool) and isinstance(value, int | float)
-        if ok:
-            try:
-                converted = float(value)
-            except OverflowError:
-                ok = False
-            else:
-                ok = math.isfinite(converted) and (converted > minimum if strict else converted >= minimum)
-        if not ok:
-            raise _message(f"a number {'>' if strict else '>='} {minimum:g}", value)
-        return float(value)
-
-    return check
+def integer(minimum: int, maximum: int = MAX_COUNT) -> Callable[[Any], int]:
+    bound = Bound(minimum, maximum, "a whole number", integer=True)
+    return closed(lambda value: _bounded(bound, value))
 
 
-def optional_number(minimum: float, *, strict: bool = False) -> Callable[[Any], float | None]:
-    inner = number(minimum, strict=strict)
-    return lambda value: None if value is None else inner(value)
+def optional_integer(minimum: int, maximum: int = MAX_COUNT) -> Callable[[Any], int | None]:
+    inner = integer(minimum, maximum)
+    return closed(lambda value: None if value is None else inner(value))
 
 
+def number(minimum: float, *, strict: bool = False, maximum: float = 1e9) -> Callable[[Any], float]:
+    """A finite real number above ``minimum`` (or at least it, unless ``strict``) and at most ``maximum``."""
+    bound = Bound(minimum, maximum, "a number", low_open=strict)
+    return closed(lambda value: float(_bounded(bound, value)))
+
+
+def optional_number(minimum: float, *, strict: bool = False, maximum: float = 1e9) -> Callable[[Any], float | None]:
+    inner = number(minimum, strict=strict, maximum=maximum)
+    return closed(lambda value: None if value is None else inner(value))
+
+
+@closed
 def boolean(value: Any) -> bool:
     if not isinstance(value, bool):
         raise _message("true or false", value)
@@ -152,17 +194,38 @@ def boolean(value: Any) -> bool:
 
 
 def one_of(*choices: str) -> Callable[[Any], str]:
+    @closed
     def check(value: Any) -> str:
-        if value not in choices:
-            raise _message("one of " + ", ".join(repr(c) for c in choices), value)
-        return str(value)
+        if not isinstance(value, str) or value not in choices:
+            hint = did_you_mean(value, choices) if isinstance(value, str) else ""
+            raise SettingError(f"{_message('one of ' + ', '.join(repr(c) for c in choices), value)}{hint}")
+        return value
 
     return check
 
 
+def _json_value(value: Any, where: str) -> None:
+    """Refuse what a JSON request body cannot carry: a non-string key, NaN or an infinity, or another type."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise SettingError(f"expected string keys, got {key!r}{where}")
+            _json_value(item, f"{where}.{key}" if where else f" at {key}")
+    elif isinstance(value, list):
+        for item in value:
+            _json_value(item, where)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise SettingError(f"expected finite numbers, got {value!r}{where}")
+    elif not (value is None or isinstance(value, str | int | float | bool)):
+        raise SettingError(f"expected JSON values (text, numbers, true/false, lists, mappings), got "
+                           f"{type(value).__name__}{where}")
+
+
 def mapping(value: Any) -> dict[str, Any]:
+    """A mapping with string keys whose values a JSON body can carry (no NaN, no infinities, no dates)."""
     if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
         raise _message("a mapping with string keys", value)
+    _json_value(value, "")
     return dict(value)
 
 
@@ -170,8 +233,8 @@ def optional_command(value: Any) -> list[str] | None:
     """A command as a list of its words (``[prog, arg, ...]``), or None."""
     if value is None:
         return None
-    if not isinstance(value, list) or not value or not all(isinstance(v, str | int) for v in value) \
-            or not str(value[0]).strip():
+    if not isinstance(value, list) or not value or not all(isinstance(v, str | int) and not isinstance(v, bool)
+                                                           for v in value) or not str(value[0]).strip():
         raise _message("a command as a list of words, e.g. [prog, --port, '{port}']", value)
     return [str(v) for v in value]
 
@@ -240,34 +303,48 @@ class SystemConfig:
     """Where it was declared (file path), for messages."""
 
     def public(self) -> dict[str, Any]:
-        """The config as recorded in answer-file metadata: never a secret, only the key variable's name.
-
-        Values of ``headers:`` are replaced (names kept), a URL loses its password and secret query values,
-        and every other string goes through :func:`~decisionpivot.redact.redact`.
-        """
-        from decisionpivot.redact import MARK, redact_data, redact_url
-
-        settings = self._recorded_settings()
-        if isinstance(settings.get("headers"), dict):
-            settings["headers"] = dict.fromkeys(settings["headers"], MARK)
-        if isinstance(settings.get("base_url"), str):
-            settings["base_url"] = redact_url(settings["base_url"])
-        return redact_data({"name": self.name, "kind": self.kind, **settings})
+        """The config as meta files, logs and reports hold it: the name, the kind and each setting as it may be
+        written (:meth:`Setting.written`: clear values as they are, every other value hashed or left out)."""
+        return {"name": self.name, "kind": self.kind, **self._written_settings()}
 
     @property
     def spec(self) -> KindSpec:
         return kinds()[self.kind]
 
     def identity(self) -> dict[str, Any]:
-        """The settings that change the answers (model, prompt, readout...), without transport keys."""
+        """The settings that change the answers (model, prompt, readout...), without transport keys, as written."""
         settings = self.spec.settings
-        return {"kind": self.kind, **{k: v for k, v in self._recorded_settings().items() if settings[k].identity}}
+        return {"kind": self.kind, **{k: v for k, v in self._written_settings().items() if settings[k].identity}}
 
-    def _recorded_settings(self) -> dict[str, Any]:
-        """The settings with each secret a setting may hold replaced by its hash (``Setting.recorded``)."""
+    def _written_settings(self) -> dict[str, Any]:
+        """Every setting as :meth:`Setting.written` writes it."""
         specs = self.spec.settings
-        return {k: specs[k].recorded(v) if k in specs and specs[k].recorded and v is not None else v
-                for k, v in self.settings.items()}
+        return {key: specs[key].written(key, value) for key, value in self.settings.items()}
+
+    def hidden_strings(self, shortest: int = 6) -> list[str]:
+        """Every string of the settings (``shortest`` characters or more, longest first) that is not written in clear,
+        nor a value of another setting that is (a model name), for free text that might quote it: a server's message,
+        a served process's output. A ``--db=VALUE`` word gives VALUE too."""
+        specs = self.spec.settings
+        hidden: set[str] = set()
+
+        def walk(value: Any, written: Any) -> None:
+            if isinstance(value, dict) and isinstance(written, dict):
+                for key, item in value.items():
+                    walk(item, written.get(str(key)))
+            elif isinstance(value, list) and isinstance(written, list) and len(value) == len(written):
+                for item, shown in zip(value, written, strict=True):
+                    walk(item, shown)
+            elif isinstance(value, str) and value != written:
+                hidden.update(part for part in (value, value.partition("=")[2]) if len(part) >= shortest)
+
+        clear: set[str] = set()
+        for key, value in self.settings.items():
+            written = specs[key].written(key, value)
+            if written == value and isinstance(value, str):
+                clear.add(value)
+            walk(value, written)
+        return sorted(hidden - clear, key=len, reverse=True)
 
     def fingerprint(self) -> str:
         """SHA-256 of :meth:`identity` as canonical JSON: a resumed run must have the same one."""

@@ -3,14 +3,14 @@
 A plugin is ``package.module:callable`` taking a batch of items and returning one answer per item:
 a mapping option key -> probability, ``None`` (no answer) or an exception instance (that item's
 failure). Every way a plugin can go wrong - an import that raises or has a syntax error, a batch that
-raises, a wrong number of answers, a value that is not a finite non-negative number (of any size:
-``10**400`` included) - becomes an error line or per-item error records, never a traceback.
+raises, a wrong number of answers, values that are not a distribution over the item's options (a value outside
+[0, 1] - of any size, ``10**400`` included - or a sum far from 1: :mod:`decisionpivot.probability`) - becomes an
+error line or per-item error records, never a traceback.
 """
 
 from __future__ import annotations
 
 import importlib
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -29,38 +29,26 @@ from decisionpivot.evaluate.kinds import (
     text,
 )
 from decisionpivot.items import Item
+from decisionpivot.probability import ProbabilityError, distribution
 
 Decide = Callable[[Sequence[Item]], Sequence[Any]]
 
 
 def checked_probabilities(item: Item, answer: Any) -> dict[str, Any]:
-    """A record from a plugin's answer for one item: probabilities, or an error with the reason."""
+    """A record from a plugin's answer for one item: its probabilities when they pass the one probability check
+    (:func:`decisionpivot.probability.distribution`), else an error with the reason (the plugin's failed answer)."""
     if answer is None:
         return {"id": item.id, "error": "plugin returned no answer"}
     if isinstance(answer, BaseException):
         return {"id": item.id, "error": f"plugin error: {type(answer).__name__}: {answer}"}
     if not isinstance(answer, Mapping):
         return {"id": item.id, "error": f"plugin returned {type(answer).__name__}, expected a mapping"}
-    missing = [k for k in item.option_keys if k not in answer]
-    if missing:
-        return {"id": item.id, "error": f"plugin answer misses option key(s) {missing}"}
-    probs = {}
-    for key in item.option_keys:
-        value = answer[key]
-        try:
-            number = float(value) if not isinstance(value, bool) and isinstance(value, int | float) else math.nan
-        except OverflowError:
-            number = math.inf
-        if not math.isfinite(number) or number < 0:
-            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:60] + "..."
-            return {"id": item.id, "error": f"plugin value for {key!r} is not a finite non-negative number: {shown}"}
-        probs[key] = number
-    total = sum(probs.values())
-    if total <= 0:
-        return {"id": item.id, "error": "plugin probabilities are all zero"}
-    if not math.isfinite(total):
-        return {"id": item.id, "error": "plugin probabilities are too large to add up"}
-    return {"id": item.id, "p": probs}
+    values = {key: answer[key] for key in item.option_keys if key in answer}
+    try:
+        distribution(values, item.option_keys)
+    except ProbabilityError as exc:
+        return {"id": item.id, "error": f"plugin answer {exc}"}
+    return {"id": item.id, "p": {key: float(value) for key, value in values.items()}}
 
 
 def load_callable(spec: str) -> Callable[..., Sequence[Any]]:

@@ -22,6 +22,9 @@ and each key's tokens are read from prompt and key tokenized together
   the record is an error that names the key and the cut-off (``top-k cut-off: ...``), scored as a failed
   prediction; raise ``top_logprobs`` or use ``completions``.
 
+Every log-probability passes :func:`decisionpivot.probability.log_probability` (a finite number <= 0): a reply
+holding another (``+0.7``, which would turn p(yes) 0.20 into 0.51; NaN; null where a key token is) or echoing
+another number of tokens is no answer - retried, and transient if it persists (:mod:`decisionpivot.evaluate.outcome`).
 A server that accepts the request but returns no log-probabilities (``transformers serve`` does so) stops the
 run at the first answer with one line: nothing it says can be read this way. A provider that refuses the
 parameter (reasoning models: OpenAI's o-series and gpt-5 answer ``logprobs`` with a 400) stops it too, with
@@ -34,7 +37,6 @@ ends after the generation prompt). Transport - concurrency, retries, ``serve:`` 
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from typing import Any
 
@@ -45,7 +47,6 @@ from decisionpivot.evaluate.hf import (
     Encoded,
     KeyTokenError,
     key_body,
-    key_probabilities,
     key_tokens,
 )
 from decisionpivot.evaluate.http import HTTP_SETTINGS, SERVED_INSTEAD, HttpRunner, StopRun, usage_fields
@@ -62,7 +63,9 @@ from decisionpivot.evaluate.kinds import (
     register,
     text,
 )
+from decisionpivot.evaluate.outcome import NotAnAnswer
 from decisionpivot.items import Item
+from decisionpivot.probability import ProbabilityError, from_log_likelihoods, log_probability
 
 REASONING_OPENERS = ("<think>", "<thinking>", "<reasoning>", "<|channel|>", "<seed:think>")
 """First tokens that open a reasoning block instead of an answer."""
@@ -77,12 +80,16 @@ def no_logprobs(url: str) -> StopRun:
                    "vLLM or llama.cpp, or evaluate it with the chat kind (verbalised probabilities)")
 
 
-def whole_key_scores(body: Any, sequences: list[list[int]], keys: list[list[int]]) -> list[float] | str:
-    """Each key's log-likelihood from an echoed ``/completions`` body (one choice per prompt + key sequence),
-    or the reason it cannot be read. None in ``body``'s log-probabilities where a key token is: unreadable."""
+def whole_key_scores(body: Any, sequences: list[list[int]], keys: list[list[int]]) -> list[float]:
+    """Each key's log-likelihood from an echoed ``/completions`` body (one choice per prompt + key sequence).
+
+    Each key token's log-probability passes :func:`decisionpivot.probability.log_probability` (finite, at most 0):
+    a body that is not such an echo, echoes another number of tokens or holds a number no log-probability can be
+    (None, NaN, +0.7) is not an answer (NotAnAnswer: retried, transient if it persists). DecisionPivotError when
+    the body holds no log-probabilities at all (the server ignores the parameter: the run stops)."""
     choices = body.get("choices") if isinstance(body, dict) else None
     if not isinstance(choices, list) or len(choices) != len(sequences):
-        raise ValueError(f"malformed response body (expected {len(sequences)} completion choices)")
+        raise NotAnAnswer(f"malformed response body (expected {len(sequences)} completion choices)")
     ordered = sorted(choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0)
     scores = []
     for choice, sent, key in zip(ordered, sequences, keys, strict=True):
@@ -91,30 +98,36 @@ def whole_key_scores(body: Any, sequences: list[list[int]], keys: list[list[int]
         if not isinstance(values, list) or not values:
             raise DecisionPivotError("no log-probabilities")
         if len(values) not in (len(sent), len(sent) + 1):  # +1: a server that put its own BOS before the ids
-            return f"the server echoed {len(values)} tokens for the {len(sent)} sent"
-        tail = values[-len(key):]
-        if any(not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v) for v in tail):
-            return "the server sent no finite log-probability for a key token"
+            raise NotAnAnswer(f"the server echoed {len(values)} tokens for the {len(sent)} sent")
+        try:
+            tail = [log_probability(v, "a key token's log-probability") for v in values[-len(key):]]
+        except ProbabilityError as exc:
+            raise NotAnAnswer(f"not an answer: {exc}") from None
         scores.append(float(sum(tail)))
     return scores
 
 
 def first_token_logprobs(body: Any) -> tuple[list[tuple[str, float]], str]:
     """(top alternatives of the first generated token as (text, log-probability), the generated token's text)
-    from a chat completion with ``logprobs``; raises DecisionPivotError when it holds none."""
+    from a chat completion with ``logprobs``; raises DecisionPivotError when it holds none, NotAnAnswer when it is
+    not a chat completion or a log-probability is impossible (:func:`decisionpivot.probability.log_probability`)."""
     choices = body.get("choices") if isinstance(body, dict) else None
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise ValueError("malformed response body (not a chat completion)")
+        raise NotAnAnswer("malformed response body (not a chat completion)")
     logprobs = choices[0].get("logprobs")
     content = logprobs.get("content") if isinstance(logprobs, dict) else None
     if not isinstance(content, list) or not content or not isinstance(content[0], dict):
         raise DecisionPivotError("no log-probabilities")
     first = content[0]
     top = first.get("top_logprobs") or []
-    pairs = [(str(t.get("token", "")), float(t["logprob"])) for t in top
-             if isinstance(t, dict) and isinstance(t.get("logprob"), int | float)]
-    if not pairs:
+    if not isinstance(top, list) or not any(isinstance(t, dict) and "logprob" in t for t in top):
         raise DecisionPivotError("no log-probabilities")
+    try:
+        pairs = [(str(t.get("token", "")), log_probability(t.get("logprob"), f"the log-probability of "
+                                                                             f"{t.get('token')!r}"))
+                 for t in top if isinstance(t, dict)]
+    except ProbabilityError as exc:
+        raise NotAnAnswer(f"not an answer: {exc}") from None
     return pairs, str(first.get("token", ""))
 
 
@@ -191,9 +204,7 @@ class LogprobsWire:
     def _whole_keys(self, item: Item, body: Any, usage: dict[str, int]) -> Record:
         prompt, keys = self.encoded(item)
         scores = whole_key_scores(body, [prompt + key for key in keys], keys)
-        if isinstance(scores, str):
-            return {"id": item.id, "error": scores, **usage}
-        return {"id": item.id, "p": key_probabilities(item.option_keys, scores), **usage}
+        return {"id": item.id, "p": from_log_likelihoods(item.option_keys, scores), **usage}
 
     def _first_tokens(self, item: Item, body: Any, usage: dict[str, int]) -> Record:
         top, generated = first_token_logprobs(body)
@@ -216,7 +227,7 @@ class LogprobsWire:
                                             f"log-probabilities (the least shown: {min(v for _, v in top):.4g}); "
                                             "raise top_logprobs or use readout completions", **usage}
         values = [offered[t] for t in texts]
-        return {"id": item.id, "p": key_probabilities(item.option_keys, values), **usage}
+        return {"id": item.id, "p": from_log_likelihoods(item.option_keys, values), **usage}
 
 
 def _make_runner(system: SystemConfig) -> HttpRunner:

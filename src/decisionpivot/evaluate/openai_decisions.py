@@ -10,7 +10,8 @@ Response: ``answers``, an array in question order; the answer is found by its ``
 position (an invariance-suite item's ``companions`` are further named questions of the same
 request, ``companion-<id>``; only ``decision`` is recorded). predicate -> ``probability`` = P(yes);
 choice -> ``probabilities`` [{value, probability}] (values may be booleans: they are matched as
-``true``/``false``). A per-question ``refusal`` is an error record with the refusal's text.
+``true``/``false``). A per-question ``refusal``, which the interface documents, is a final error record with the
+refusal's text (scored as a failed prediction); a body without our answer is no answer (transient).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from decisionpivot.evaluate.questions import (
     AnswerError,
     DecisionQuestion,
     DecisionWire,
+    Refusal,
     from_distribution,
     from_true_probability,
     meaning,
@@ -60,7 +62,7 @@ def read_openai_answer(item: Item, question: DecisionQuestion, answers: Any, tol
         raise AnswerError(f"no answer named {QUESTION_ID!r}")
     answer = named[0]
     if answer.get("refusal"):
-        raise AnswerError(f"refusal: {str(answer['refusal'])[:300]}")
+        raise Refusal(f"refusal: {str(answer['refusal'])[:300]}")
     if question.type == "noul":
         if "probability" not in answer:
             raise AnswerError("predicate answer without 'probability'")

@@ -4,18 +4,20 @@ User message: the state under STATE (structured states as indented JSON), the in
 QUESTION, the options as ``key: meaning`` lines under OPTIONS, closing with "Reply with the JSON
 object, in this form:" and an object of the item's option keys. The system message asks the model to
 *end* its reply with that object, so the reply's **last** JSON object that holds every option key is
-read, after any closed reasoning block (a model that thinks aloud may quote an example object first);
-anything unreadable - including numbers too large for a float - becomes a :class:`ReplyError`.
+read, after any closed reasoning block (a model that thinks aloud may quote an example object first). Its
+values pass the one probability check (:func:`decisionpivot.probability.distribution`: each in [0, 1], the
+sum within tolerance of 1); anything unreadable - including numbers too large for a float - becomes a
+:class:`ReplyError`: the model's own failed answer.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
 from decisionpivot.items import Item, render_state
+from decisionpivot.probability import ProbabilityError, distribution
 
 SYSTEM_MESSAGE = (
     "You are a decision model inside a larger software system. You receive a case (the STATE), a "
@@ -69,25 +71,12 @@ def _json_objects(text: str) -> list[Any]:
     return found
 
 
-def probability(value: Any, where: str) -> float:
-    """A finite non-negative probability from a number of any size, or ReplyError saying why not."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ReplyError(f"value for {where} is not a number: {str(value)[:60]!r}")
-    try:
-        number = float(value)
-    except OverflowError:
-        digits = int(value.bit_length() * 0.30103) + 1  # str() of a huge int raises past 4,300 digits
-        raise ReplyError(f"value for {where} is too large for a probability (about {digits} digits)") from None
-    if not math.isfinite(number) or number < 0:
-        raise ReplyError(f"value for {where} is not a finite non-negative number: {value!r}")
-    return number
-
-
 def parse_reply(text: str, keys: tuple[str, ...]) -> dict[str, float]:
     """The probabilities of the last JSON object holding every option key, after any reasoning block.
 
-    Raises ReplyError when no object is found, no object has all option keys, or a value is not a
-    finite non-negative number (values are kept as given; the scorer normalises them).
+    Raises ReplyError when no object is found, no object has all option keys, or its values are not a
+    distribution (:func:`decisionpivot.probability.distribution`); the values are kept as given (the scorer
+    renormalises them).
     """
     if not isinstance(text, str) or not text.strip():
         raise ReplyError("empty reply")
@@ -102,10 +91,9 @@ def parse_reply(text: str, keys: tuple[str, ...]) -> dict[str, float]:
         missing = [k for k in keys if k not in candidates[-1]]
         raise ReplyError(f"reply object misses option key(s) {missing}")
     obj = complete[-1]
-    probs = {key: probability(obj[key], repr(key)) for key in keys}
-    total = sum(probs.values())
-    if total <= 0:
-        raise ReplyError("all probabilities are zero")
-    if not math.isfinite(total):
-        raise ReplyError("probabilities too large to add up")
-    return probs
+    answer = {key: obj[key] for key in keys}
+    try:
+        distribution(answer, keys)
+    except ProbabilityError as exc:
+        raise ReplyError(f"reply object: {exc}") from None
+    return {key: float(value) for key, value in answer.items()}

@@ -13,8 +13,12 @@ The mapping the paper prescribes for decision models reached "through their docu
 Answers map back to option keys **by name, never by position**. Providers round probabilities to two
 decimals or let them sum to 1 +- 0.01, so a distribution is renormalised when its sum lies within
 ``max(sum_tolerance, 0.005 x options)`` of 1 (the second term is the worst case of rounding every
-option to two decimals); outside that, or with a missing or unknown option, or a value that is not a
-finite number in [0, 1], the record is an error naming what was wrong.
+option to two decimals): the one check of :mod:`decisionpivot.probability`. A body that is not the
+interface's reply, holds no answer to the question asked, or holds numbers that are not such a
+distribution (a missing or unknown option, a value outside [0, 1], a sum outside the tolerance) is not
+the model's answer: :class:`~decisionpivot.evaluate.outcome.NotAnAnswer`, retried and transient if it
+persists (a server computes these numbers; no model means a probability of 1.3). Only the model's
+documented refusal (:class:`Refusal`) is a final error record.
 """
 
 from __future__ import annotations
@@ -26,16 +30,20 @@ from typing import Any
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.http import usage_fields
 from decisionpivot.evaluate.kinds import INPUT_RESTRICTION, Setting, number, one_of, optional_integer
-from decisionpivot.evaluate.prompt import ReplyError, probability
+from decisionpivot.evaluate.outcome import NotAnAnswer
+from decisionpivot.evaluate.prompt import ReplyError
 from decisionpivot.items import Item, render_state
+from decisionpivot.probability import DEFAULT_SUM_TOLERANCE, ProbabilityError, distribution, probability
 
 YES, NO = "yes", "no"
-ROUNDING_SLACK = 0.005
-"""Largest error of rounding one probability to two decimals."""
 CHARS_PER_TOKEN = 4
 
 AnswerError = ReplyError
-"""A decision model's answer that gives no usable distribution (the chat reply's error; the message is the reason)."""
+"""A decision API's reply that holds no usable answer to the question asked (the message is the reason)."""
+
+
+class Refusal(AnswerError):
+    """The model's refusal of the question, as its interface documents it: a final error record."""
 
 
 def estimated_tokens(characters: int) -> int:
@@ -124,45 +132,24 @@ def restriction(question: DecisionQuestion, settings: Mapping[str, Any]) -> str 
     return None
 
 
-def _probability(value: Any, where: str) -> float:
-    """A probability in [0, 1] (a hair above 1 from rounding is clipped)."""
-    number_value = probability(value, where)
-    if number_value > 1 + 1e-9:
-        raise AnswerError(f"{where} is not a probability in [0, 1]: {value!r}")
-    return min(1.0, number_value)
-
-
 def from_true_probability(item: Item, p_true: Any) -> dict[str, float]:
     """A noul answer: P(true) is P(yes)."""
-    p = _probability(p_true, "P(true)")
+    p = probability(p_true, "P(true)")
     return {key: (p if key == YES else 1.0 - p) for key in item.option_keys}
 
 
-def from_distribution(item: Item, distribution: Mapping[str, Any], tolerance: float) -> dict[str, float]:
-    """A distribution over option names, checked and renormalised (see the module docstring)."""
-    keys = item.option_keys
-    unknown = sorted(str(k) for k in distribution if k not in keys)
-    if unknown:
-        raise AnswerError(f"answer names option(s) the item does not offer: {unknown[:5]}")
-    missing = [k for k in keys if k not in distribution]
-    if missing:
-        raise AnswerError(f"answer misses option(s) {missing[:5]}")
-    values = {k: _probability(distribution[k], f"probability of {k!r}") for k in keys}
-    total = sum(values.values())
-    allowed = max(tolerance, ROUNDING_SLACK * len(keys))
-    if abs(total - 1.0) > allowed:
-        raise AnswerError(f"probabilities sum to {total:.4f}, outside 1 +- {allowed:g}")
-    if total <= 0:
-        raise AnswerError("all probabilities are zero")
-    return {k: v / total for k, v in values.items()}
+def from_distribution(item: Item, answer: Mapping[str, Any], tolerance: float) -> dict[str, float]:
+    """A distribution over option names, checked and renormalised by :func:`decisionpivot.probability.distribution`."""
+    return distribution(answer, item.option_keys, tolerance)
 
 
 class DecisionWire:
     """What every decision-API shape does around its own body and answer (subclasses give those two).
 
     ``request``: the item as a typed question, refused before sending when it breaks a declared limit;
-    ``parse``: the answer read by name into option probabilities, or an error record with the reason,
-    with the usage (and whatever :meth:`extras` adds) kept on the record either way.
+    ``parse``: the answer read by name into option probabilities, or the model's documented refusal as an error
+    record, with the usage (and whatever :meth:`extras` adds) kept on the record either way; any other reply
+    raises :class:`~decisionpivot.evaluate.outcome.NotAnAnswer`.
     """
 
     def __init__(self, settings: Mapping[str, Any]) -> None:
@@ -181,7 +168,8 @@ class DecisionWire:
         raise NotImplementedError
 
     def read(self, item: Item, question: DecisionQuestion, body: dict[str, Any], tolerance: float) -> dict[str, float]:
-        """Option probabilities from a response body; AnswerError says why not."""
+        """Option probabilities from a response body; Refusal for a documented refusal, AnswerError or
+        ProbabilityError says why the body holds no answer."""
         raise NotImplementedError
 
     def extras(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -196,12 +184,16 @@ class DecisionWire:
 
     def parse(self, item: Item, body: Any) -> dict[str, Any]:
         if not isinstance(body, dict):
-            raise ValueError("malformed response body (not an object)")
+            raise NotAnAnswer("malformed response body (not an object)")
         extra = self.extras(body)
         try:
             probabilities = self.read(item, self.question(item), body, float(self.settings["sum_tolerance"]))
-        except AnswerError as exc:
+        except Refusal as exc:
             return {"id": item.id, "error": str(exc), **extra}
+        except ProbabilityError as exc:
+            raise NotAnAnswer(f"not an answer: {exc}") from None
+        except AnswerError as exc:
+            raise NotAnAnswer(str(exc)) from None
         return {"id": item.id, "p": probabilities, **extra}
 
 
@@ -213,6 +205,7 @@ DECISION_SETTINGS: dict[str, Setting] = {
                            "as input restrictions, not sent"),
     "max_state_chars": Setting(None, optional_integer(1), "largest state (characters, JSON states as rendered)"),
     "context_tokens": Setting(None, optional_integer(1), "most input tokens (estimated at 4 characters a token)"),
-    "sum_tolerance": Setting(0.02, number(0), "a distribution whose sum is within this of 1 is renormalised"),
+    "sum_tolerance": Setting(DEFAULT_SUM_TOLERANCE, number(0, maximum=0.5), "a distribution whose sum is within this "
+                             "of 1 (at least 0.005 per option) is renormalised"),
 }
 """Settings of every kind that asks typed questions (the System One family and the pipeline)."""

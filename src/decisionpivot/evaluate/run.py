@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -45,15 +46,18 @@ class TaskRun:
     already: int
     """Items answered by an earlier run and skipped."""
     answered: int
-    """Records with probabilities now in the answer file."""
+    """Of these items, those the answer file holds an answer for."""
     errors: int
-    """Error records now in the answer file (final and transient)."""
+    """Of these items, those the answer file holds an error record for (final and transient)."""
     transient: int
     """Of those, transient errors (server down, retries spent): asked again by the next run."""
     retries: int
     """Retries spent."""
     path: Path
     """Answer file written."""
+    causes: tuple[tuple[str, str, int, str], ...] = ()
+    """What the error records this run wrote have in common (their status, or their reason), most frequent first:
+    (``transient`` or ``error``, cause, records, one whole reason)."""
 
     @property
     def covered(self) -> bool:
@@ -197,7 +201,8 @@ def evaluate_system(
     try:
         for task in names:
             path, sha256, how = checked[task]
-            chosen = select(read_items(path), shard, limit)
+            every = read_items(path)
+            chosen = select(every, shard, limit)
             orders = 0 if asked_without_order(system, chosen) else permute_options
             for k in range(orders + 1):
                 items = chosen if k == 0 else [permuted(item, k) for item in chosen]
@@ -206,7 +211,8 @@ def evaluate_system(
                 if any(item.extra.get("companions") for item in chosen):  # an invariance suite's together items
                     extra["questions_per_request"] = system.spec.questions_per_request
                 results.append(_run_task(system, runner, task, path, sha256, items, runs_dir, shard, progress,
-                                         restart, retry_errors, extra, None if k == 0 else k, progress_interval_s))
+                                         restart, retry_errors, extra, None if k == 0 else k, progress_interval_s,
+                                         frozenset(item.id for item in every)))
     finally:
         runner.close()
     return results
@@ -215,14 +221,14 @@ def evaluate_system(
 def _run_task(system: SystemConfig, runner: _LazyRunner, task: str, path: Path, sha256: str, chosen: list[Item],
               runs_dir: Path, shard: Shard | None, progress: bool | None, restart: bool, retry_errors: bool,
               extra: dict[str, Any], permutation: int | None,
-              progress_interval_s: float = DEFAULT_INTERVAL_S) -> TaskRun:
+              progress_interval_s: float = DEFAULT_INTERVAL_S, item_ids: frozenset[str] | None = None) -> TaskRun:
     answers_path, meta_path = answer_paths(runs_dir, system.name, task, shard, permutation)
     writer, done = AnswerWriter.open(answers_path, meta_path, task=task, items_file=path, items_sha256=sha256,
                                      system=system, shard=shard, restart=restart, retry_errors=retry_errors,
-                                     extra_meta=extra)
+                                     extra_meta=extra, item_ids=item_ids)
     todo = [item for item in chosen if item.id not in done]
     raw_path = answers_path.with_name(answers_path.name.removesuffix(".jsonl") + ".raw.jsonl")
-    counters = RunCounters()
+    counters = RunCounters(answered_before=sum(writer.outcomes.get(item.id) in ("answer", "error") for item in chosen))
     finished = False
     label = task if permutation is None else f"{task} (option order {permutation})"
     try:
@@ -234,5 +240,8 @@ def _run_task(system: SystemConfig, runner: _LazyRunner, task: str, path: Path, 
                      in_flight_limit=counters.in_flight_limit, server=counters.server,
                      order=[item.id for item in chosen])
     name = task if permutation is None else f"{task}.perm-{permutation}"
-    return TaskRun(name, len(chosen), len(chosen) - len(todo), writer.meta["answers"], writer.meta["errors"],
-                   writer.transient, counters.retries, answers_path)
+    held = Counter(writer.outcomes.get(item.id) for item in chosen)  # counts of these items, never of other lines
+    causes = tuple((kind, cause, count, writer.examples[kind, cause])
+                   for (kind, cause), count in writer.causes.most_common() if count > 0)
+    return TaskRun(name, len(chosen), len(chosen) - len(todo), held["answer"], held["error"] + held["transient"],
+                   held["transient"], counters.retries, answers_path, causes)

@@ -18,20 +18,22 @@ the answer files' meta.
 
 * **Nothing outlives dp.** The command runs under :mod:`~decisionpivot.evaluate.serve_guard` in a process
   group of its own; on Linux the kernel tells the guard to end with dp (``PR_SET_PDEATHSIG``), and the
-  guard ends the whole group - a shell wrapper and every process it forked - so even ``kill -9`` of
-  ``dp`` leaves no server behind.
+  guard - a child subreaper, so every process the command starts stays its descendant - ends the whole
+  tree: the group, a shell wrapper and every process it forked, and a process that left the group with
+  ``setsid`` (a daemonising server) too; so even ``kill -9`` of ``dp`` leaves no server behind. dp itself
+  ends what it sees of the tree again when it stops the server (:meth:`LocalServer.stop`).
 * **The answering server is dp's.** Before the first request, the socket listening on the port must
-  belong to a process of that group (read from ``/proc/net/tcp`` and the processes' open sockets: an
-  identity another process cannot fake), and the group must still be running. Another process that
+  belong to a process of that tree (read from ``/proc/net/tcp`` and the processes' open sockets: an
+  identity another process cannot fake), and the guard must still be running. Another process that
   took the port first (a race between choosing the port and the server's bind, or a squatter) is
   never asked: dp tries another port, :data:`PORT_ATTEMPTS` times, then stops with one line naming it.
 * **Only what it is configured with.** The process gets :data:`BASE_ENVIRONMENT` from dp's environment
   (and the ``LC_*`` variables) and ``serve_env``, where ``${NAME}`` stands for dp's own NAME (``HF_TOKEN:
   "${HF_TOKEN}"``: the secret passed by name, never written down): not every secret of the shell.
   Numeric libraries pinned in ``serve_env`` (threads, BLAS
-  kernel) make its answers the same bytes on every run and host. Secret-named variables of
-  ``serve_env`` and secret arguments of ``serve`` are recorded as hashes
-  (:func:`~decisionpivot.redact.hidden_command`, :func:`~decisionpivot.redact.hidden_environment`).
+  kernel) make its answers the same bytes on every run and host. The values of ``serve_env`` and the
+  arguments of ``serve`` are recorded as salted hashes, the names and option names in clear
+  (:func:`~decisionpivot.redact.written_command`, :func:`~decisionpivot.redact.written_environment`).
 """
 
 from __future__ import annotations
@@ -55,7 +57,13 @@ from typing import Any
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate import serve_guard
-from decisionpivot.evaluate.serve_guard import STOP_TIMEOUT_S, end_group, group_members
+from decisionpivot.evaluate.serve_guard import (
+    STOP_TIMEOUT_S,
+    descendants,
+    end_group,
+    group_members,
+    still_running,
+)
 
 READY_TIMEOUT_S = 120.0
 """Seconds a served process may take to answer its first ``GET /`` (the ``serve_ready_s`` default)."""
@@ -124,12 +132,18 @@ class LocalServer:
     """The temporary file that holds the server's output (shown when it fails)."""
 
     def stop(self) -> None:
-        """End the server's whole process group: SIGTERM, then SIGKILL after :data:`STOP_TIMEOUT_S`."""
+        """End the server's whole tree: the guard ends its group and every descendant (SIGTERM, then SIGKILL after
+        :data:`STOP_TIMEOUT_S`); then dp sends SIGKILL to whatever of the group and of the tree it saw before is
+        still running (the guard itself may have been killed)."""
+        tree = descendants(self.process.pid)
         if self.process.poll() is None:
             end_group(self.process.pid, STOP_TIMEOUT_S, self.process)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=STOP_TIMEOUT_S)
         end_group(self.process.pid, 0)  # whatever the guard left behind
+        for pid in still_running(tree):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
         self.log.close()
 
 
@@ -193,12 +207,13 @@ def socket_owners(inodes: set[str], pids: list[int]) -> set[str]:
     return owned
 
 
-def foreign_listener(port: int, pgid: int) -> bool:
-    """Whether a process outside process group ``pgid`` listens on ``port`` (False where it cannot be told)."""
+def foreign_listener(port: int, guard: int) -> bool:
+    """Whether a process outside the server's tree - the process group of ``guard`` and every descendant of it -
+    listens on ``port`` (False where it cannot be told)."""
     inodes = listening_sockets(port)
     if not inodes:
         return False
-    return bool(inodes - socket_owners(inodes, group_members(pgid)))
+    return bool(inodes - socket_owners(inodes, [*group_members(guard), *descendants(guard)]))
 
 
 def _launch(name: str, template: Sequence[str], environment: dict[str, str], port: int) -> LocalServer:

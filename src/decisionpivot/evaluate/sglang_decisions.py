@@ -6,8 +6,9 @@ yes/no item is a ``yes_no`` question with ``yes``/``no`` descriptions unless ``y
 ``temperature`` is sent when set; an invariance-suite item's ``companions`` are further questions of the
 request (``companion-<id>``), only ``decision`` is recorded. Response: ``answers`` {id: {type,
 probabilities, label_mass, choice}} - read by id; yes_no probabilities are keyed ``yes``/``no`` (or ``true``/``false``);
-``usage.prompt_tokens`` is the input size. SGLang reads at most 26 option labels and refuses an
-open reasoning block (400): both are recorded as errors, the first as an input restriction.
+``usage.prompt_tokens`` is the input size. SGLang reads at most 26 option labels (a 400 that says so: an input
+restriction) and refuses an open reasoning block (another 400: transient, and a run whose first requests all
+get it stops as a configuration error; turn thinking off).
 """
 
 from __future__ import annotations

@@ -11,8 +11,9 @@ request; only the ``decision`` answer is recorded. Q is the item as a typed ques
 The answer is read by question id, never by position: ``noul`` -> P(true) (or, as vLLM also sends,
 ``probabilities.true``); ``choice`` -> ``probabilities`` {option: p}, renormalised within tolerance.
 Extras (vLLM's ``diagnostics``, ``confidence``, ``legend``) are tolerated; ``label_mass`` is kept on the
-record when a server reports it. ``usage.input_tokens`` / ``output_tokens`` become ``input_tokens`` /
-``tokens``.
+record when a server reports it. The interface documents no refusal: a ``refusal`` in place of an answer is
+no answer (transient, :mod:`decisionpivot.evaluate.outcome`), and so is a body without the answer asked for.
+``usage.input_tokens`` / ``output_tokens`` become ``input_tokens`` / ``tokens``.
 
 The same body is served by TypeSafe (``https://api.typesafe.ai``), vLLM, llama.cpp's ``llama-server``,
 Ollama, OpenRouter (base ``https://openrouter.ai/api``), Perplexity (path ``/v1/decisions``: the
@@ -58,7 +59,8 @@ def read_systemone_answer(item: Item, question: DecisionQuestion, answer: Any, t
     if not isinstance(answer, dict):
         raise AnswerError(f"no answer for question {QUESTION_ID!r}")
     if answer.get("refusal"):
-        raise AnswerError(f"refusal: {str(answer['refusal'])[:300]}")
+        raise AnswerError(f"a 'refusal', which the System One interface does not define (not an answer): "
+                          f"{str(answer['refusal'])[:300]}")
     kind = answer.get("type")
     if kind is not None and kind != question.type:
         raise AnswerError(f"answer of type {kind!r} to a {question.type} question")

@@ -6,8 +6,13 @@ name. Every family heuristic (``FamilySpec.heuristics``) is also a system, named
 ``heuristic.<family>.<heuristic>``; it answers only its family.
 
 Each ``kind`` is a module that registers a :class:`~decisionpivot.evaluate.kinds.KindSpec` with its
-keys, defaults and checks (``dp systems --kinds`` lists them all); unknown keys and values of the
-wrong type are errors naming the file, the system and the key, so typos do not pass silently. Kinds:
+keys, defaults and checks (``dp systems --kinds`` lists them all). Every systems file - the built-in one,
+a user's, the one-line spec - is read by one schema, :func:`_declare` over the kind's table: an unknown
+kind or key is an error naming the file, the system and the key with the nearest known name; a value of the wrong
+type, a number that is not finite or out of its range (``timeout_s: .inf``, ``concurrency: 0``) is one too,
+each naming the line; a name given twice in one mapping (two systems called ``x``, ``model:`` twice) is
+refused with both lines, where YAML would silently keep the last
+(:func:`~decisionpivot.data_file.read_yaml_document`). Kinds:
 ``chat`` (OpenAI-compatible chat completions), ``systemone`` (the System One API),
 ``openai_decisions`` and ``sglang_decisions`` (the two Decisions-API shapes), ``decision``
 (transformers' ``pipeline("decision")`` in process), ``hf`` (a causal LM's option-key logits),
@@ -18,16 +23,17 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from decisionpivot.data_file import read_text_file
-from decisionpivot.errors import DecisionPivotError, did_you_mean
+from decisionpivot.data_file import YamlDocument, read_text_file, read_yaml_document
+from decisionpivot.errors import DecisionPivotError, did_you_mean, unknown_names
 from decisionpivot.evaluate.kinds import SettingError, SystemConfig, kinds
+from decisionpivot.redact import written_url
 
 SYSTEM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
 
@@ -46,25 +52,28 @@ def validate_system_name(name: str) -> str:
     return name
 
 
-def _declare(name: str, raw: Any, source: str) -> SystemConfig:
+def _declare(name: str, raw: Any, source: str, where: Callable[[Sequence[str]], str] | None = None) -> SystemConfig:
+    """The one schema of a system declaration: ``raw`` (a mapping of settings) checked against its kind's table.
+
+    ``where`` names the place of a key in the file (``path:line``); by default ``source``."""
+    place = where or (lambda keys: source)
     validate_system_name(name)
     if not isinstance(raw, dict):
-        raise SystemConfigError(f"{source}: system {name!r} must be a mapping of settings")
+        raise SystemConfigError(f"{place([name])}: system {name!r} must be a mapping of settings")
     registered = kinds()
     kind = raw.get("kind")
     if not isinstance(kind, str) or kind not in registered:
-        raise SystemConfigError(
-            f"{source}: system {name!r}: kind must be one of {sorted(registered)}, got {kind!r}"
-        )
+        problem = unknown_names("kind", [kind], sorted(registered)) if isinstance(kind, str) else \
+            f"needs 'kind', one of {', '.join(sorted(registered))}"
+        raise SystemConfigError(f"{place([name, 'kind'])}: system {name!r}: {problem}")
     spec = registered[kind]
     if "api_key" in raw:
-        raise SystemConfigError(f"{source}: system {name!r}: put the key in an environment variable "
-                                "and name it with api_key_env")
-    unknown = sorted(set(raw) - set(spec.settings) - {"kind"})
+        raise SystemConfigError(f"{place([name, 'api_key'])}: system {name!r}: put the key in an environment "
+                                "variable and name it with api_key_env")
+    unknown = [str(key) for key in raw if key not in spec.settings and key != "kind"]
     if unknown:
-        raise SystemConfigError(
-            f"{source}: system {name!r} ({kind}): unknown key(s) {unknown}; allowed: {sorted(spec.settings)}"
-        )
+        raise SystemConfigError(f"{place([name, unknown[0]])}: system {name!r} ({kind}): "
+                                f"{unknown_names('key', unknown, ['kind', *sorted(spec.settings)])}")
     settings: dict[str, Any] = {}
     for key, setting in spec.settings.items():
         value = raw.get(key, setting.default)
@@ -72,27 +81,24 @@ def _declare(name: str, raw: Any, source: str) -> SystemConfig:
             stand_in = spec.instead.get(key)
             if stand_in is None or raw.get(stand_in) in (None, "", []):
                 also = f" (or {stand_in!r})" if stand_in else ""
-                raise SystemConfigError(f"{source}: system {name!r} ({kind}) needs {key!r}{also}")
+                raise SystemConfigError(f"{place([name])}: system {name!r} ({kind}) needs {key!r}{also}")
             settings[key] = None
             continue
         try:
             settings[key] = setting.check(value) if value is not None or key in spec.required else None
         except SettingError as exc:
-            raise SystemConfigError(f"{source}: system {name!r} ({kind}): {key}: {exc}") from None
+            raise SystemConfigError(f"{place([name, key])}: system {name!r} ({kind}): {key}: {exc}") from None
     try:
         spec.validate(settings)
     except SettingError as exc:
-        raise SystemConfigError(f"{source}: system {name!r} ({kind}): {exc}") from None
+        raise SystemConfigError(f"{place([name])}: system {name!r} ({kind}): {exc}") from None
     return SystemConfig(name=name, kind=kind, settings=settings, source=source)
 
 
-def _read_file(text: str, source: str) -> dict[str, SystemConfig]:
-    try:
-        data = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}" if mark else source
-        raise SystemConfigError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+def _read_file(document: YamlDocument | None, data: Any, source: str) -> dict[str, SystemConfig]:
+    """The systems of a parsed systems file (``document`` gives the line of each key; None for the built-in file)."""
+    if data is None:
+        data = {}
     if not isinstance(data, dict) or not isinstance(data.get("systems", {}), dict):
         raise SystemConfigError(f"{source}: expected a top-level 'systems:' mapping")
     _check_expanded_size(data, source)
@@ -103,7 +109,11 @@ def _read_file(text: str, source: str) -> dict[str, SystemConfig]:
                 f"{source}: system name {name!r} is read as {type(name).__name__} by YAML, not as a name; "
                 f"write it in quotes (\"{name}\": ...)"
             )
-    return {name: _declare(name, raw, source) for name, raw in declared.items()}
+
+    def where(place: Sequence[str]) -> str:
+        return f"{source}:{document.line(('systems', *place))}" if document is not None else source
+
+    return {name: _declare(name, raw, source, where) for name, raw in declared.items()}
 
 
 MAX_VALUES = 100_000
@@ -147,12 +157,16 @@ def heuristic_systems() -> dict[str, SystemConfig]:
 def load_systems(config: str | Path | None = None) -> dict[str, SystemConfig]:
     """Built-in systems, family heuristics, then the user's file (which may override by name)."""
     text = resources.files("decisionpivot.evaluate").joinpath("default_systems.yaml").read_text("utf-8")
-    systems = {**_read_file(text, "default_systems.yaml"), **heuristic_systems()}
+    systems = {**_read_file(None, yaml.safe_load(text), "default_systems.yaml"), **heuristic_systems()}
     if config is not None:
         path = Path(config)
         if not path.exists():
             raise SystemConfigError(f"{path}: no such systems file")
-        systems.update(_read_file(read_text_file(path, "a systems file", SystemConfigError), str(path)))
+        if read_text_file(path, "a systems file", SystemConfigError).startswith("\ufeff"):
+            raise SystemConfigError(f"{path}:1: starts with a byte-order mark (U+FEFF); save the file as UTF-8 "
+                                    "without one")
+        document = read_yaml_document(path, "a systems file", SystemConfigError)  # a key given twice: refused
+        systems.update(_read_file(document, document.data, str(path)))
     return systems
 
 
@@ -177,8 +191,8 @@ def system_from_spec(text: str) -> SystemConfig:
     ``key_env`` is ``api_key_env``; ``name`` names the system, by default ``KIND.<last part of MODEL>``). The
     system is checked and recorded exactly as a declared one, so the same line resumes the same answer files.
     """
-    source = f"--system {text!r}"
     head, _, query = text.partition("?")
+    source = f"--system {_shown_spec(text)!r}"
     kind, sep, rest = head.partition(":")
     registered = kinds()
     if not sep or "/" in kind:
@@ -195,10 +209,14 @@ def system_from_spec(text: str) -> SystemConfig:
     if base_url:
         raw["base_url"] = base_url
     name = ""
+    given: set[str] = set()
     for pair in filter(None, query.split("&")):
         key, eq, value = pair.partition("=")
         if not eq or not key:
-            raise SystemConfigError(f"{source}: {pair!r} is not KEY=VALUE")
+            raise SystemConfigError(f"{source}: {key or '=...'!r} is not KEY=VALUE")
+        if SPEC_ALIASES.get(key, key) in given:
+            raise SystemConfigError(f"{source}: {key!r} given twice")
+        given.add(SPEC_ALIASES.get(key, key))
         if key == "name":
             name = value
             continue
@@ -231,6 +249,18 @@ def expand_systems(names: Sequence[str], config: str | Path | None = None) -> li
     if not chosen:
         raise SystemConfigError("--systems names no system")
     return chosen
+
+
+def _shown_spec(text: str) -> str:
+    """A one-line spec as messages show it: its URL without user name, password and query values (written_url),
+    and the value of each KEY=VALUE left out unless the key names a setting written in clear."""
+    head, _, query = text.partition("?")
+    parts = SPEC_URL.split(head, maxsplit=1)
+    shown = parts[0] + (f"@{written_url(parts[1])}" if len(parts) > 1 else "")
+    if query:
+        shown += "?" + "&".join(pair.partition("=")[0] + ("=..." if "=" in pair else "")
+                                for pair in query.split("&") if pair)
+    return shown
 
 
 def get_system(name: str, config: str | Path | None = None) -> SystemConfig:

@@ -4,8 +4,9 @@ Each sample of the log (epoch 1) must be an item of the local items folder (chec
 evaluate`` checks it): its id an item id, its ``item_sha256`` that item's, and the messages sent before
 the reply exactly the item's Appendix B request; anything else refuses the whole log before a byte
 is written. The reply is read again here with :func:`~decisionpivot.evaluate.chat.completion_record`
-(the ``chat`` kind's reading, which the task's scorer used too), so a log scored by another scorer
-imports the same. An item may appear once in epoch 1 (a log holding it twice is refused: which
+(the ``chat`` kind's reading, which the task's scorer used too; its probabilities pass
+:func:`decisionpivot.probability.distribution`, the one check of every probability ``dp`` reads), so a log
+scored by another scorer imports the same. An item may appear once in epoch 1 (a log holding it twice is refused: which
 reply is the model's cannot be told), and no member of a ``.eval`` file may unpack to more than
 :data:`MAX_MEMBER_BYTES` (a small file can hold a huge compressed member; it is refused before
 inspect reads it into memory). A sample inspect could not finish (its ``error``: retries spent, a limit hit) is

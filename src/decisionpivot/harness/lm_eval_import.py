@@ -11,10 +11,11 @@ and the continuations the option keys in order (after a space for the plain task
 few-shot examples (``--num_fewshot N``: release items with their gold answers before each item, also as
 chat turns with ``--fewshot_as_multiturn``) or a ``--system_instruction`` is another system (and its
 examples leak answers): its results file and its contexts are checked for them. Each log-likelihood must
-be a finite number no greater than 0 (the log of a probability: NaN, infinities, ``+50`` or ``true`` are
-not one). Anything else refuses the run before a byte is written.
+pass :func:`decisionpivot.probability.log_probability`, the check of every log-probability ``dp`` reads (a
+finite number no greater than 0: NaN, infinities, ``+50`` or ``true`` are not the log of a probability).
+Anything else refuses the run before a byte is written.
 
-Each record is :func:`~decisionpivot.evaluate.hf.key_probabilities` over the keys' log-likelihoods, the
+Each record is :func:`decisionpivot.probability.from_log_likelihoods` over the keys' log-likelihoods, the
 ``hf`` kind's readout. The fingerprint holds the model, its arguments (credentials and batch sizes left
 out), revision, dtype, device, the task variant, the chat template's hash and the context length;
 the lm-eval version, the task hashes, the limit and the files are recorded in the meta's ``harness`` block.
@@ -23,7 +24,6 @@ the lm-eval version, the task hashes, the limit and the files are recorded in th
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +31,7 @@ from typing import Any
 
 from decisionpivot.data_file import read_json_file, read_text_file
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.evaluate.hf import INSTRUCTION, key_body, key_probabilities, plain_prompt
+from decisionpivot.evaluate.hf import INSTRUCTION, key_body, plain_prompt
 from decisionpivot.evaluate.kinds import Record
 from decisionpivot.evaluate.prompt import SYSTEM_MESSAGE
 from decisionpivot.evaluate.systems import validate_system_name
@@ -39,6 +39,7 @@ from decisionpivot.harness.imported import ImportedSystem, ImportedTask, without
 from decisionpivot.harness.lm_eval_export import CHAT_GROUP, GROUP, family_of_task
 from decisionpivot.harness.release_items import ReleaseTask, ensure_release_items, item_sha256, release_tasks
 from decisionpivot.items import Item
+from decisionpivot.probability import ProbabilityError, from_log_likelihoods, log_probability
 
 READOUT = "hf/key-logits"
 """The ``hf`` kind's readout: softmax over whole option keys' log-likelihoods after the prompt."""
@@ -46,8 +47,6 @@ SAMPLES_FILE = re.compile(r"^samples_(?P<task>.+)_(?P<time>\d{4}-\d{2}-\d{2}T[0-
 """lm-eval's samples file name: ``samples_<task>_<date>T<time>.jsonl``."""
 TRANSPORT_ARGS = frozenset({"batch_size", "max_batch_size"})
 """Model arguments that change how many sequences go through at once, not the answers."""
-LOG_LIKELIHOOD_SLACK = 1e-4
-"""A log-likelihood may exceed 0 by this much (float32 rounding of a sum of log-probabilities near 0), no more."""
 
 
 @dataclass(frozen=True)
@@ -149,13 +148,10 @@ def _log_likelihoods(sample: dict[str, Any], count: int, where: str) -> list[flo
         if isinstance(value, bool) or not isinstance(value, int | float | str):
             raise DecisionPivotError(f"{where}: log-likelihood {value!r} is not a number")
         try:
-            number = float(value)
-        except ValueError:
-            raise DecisionPivotError(f"{where}: log-likelihood {value!r} is not a number") from None
-        if not math.isfinite(number) or number > LOG_LIKELIHOOD_SLACK:
-            raise DecisionPivotError(f"{where}: log-likelihood {value!r} is impossible (the log of a probability is "
-                                     "a finite number no greater than 0); the run's samples are damaged")
-        values.append(number)
+            values.append(log_probability(float(value) if isinstance(value, str) else value, "log-likelihood"))
+        except ValueError as exc:  # ProbabilityError, or text that is no number
+            reason = exc if isinstance(exc, ProbabilityError) else f"log-likelihood {value!r} is not a number"
+            raise DecisionPivotError(f"{where}: {reason}; the run's samples are damaged") from None
     return values
 
 
@@ -220,7 +216,7 @@ def sample_record(sample: Any, items: dict[str, Item], chat: bool, where: str) -
                                  f"({item_sha256(item)}): the run answered other items")
     pairs = _pairs(sample.get("arguments"), where)
     check_context(item, pairs, chat, where)
-    return {"id": item.id, "p": key_probabilities(item.option_keys, _log_likelihoods(sample, len(pairs), where))}
+    return {"id": item.id, "p": from_log_likelihoods(item.option_keys, _log_likelihoods(sample, len(pairs), where))}
 
 
 def read_samples(file: SamplesFile, task: ReleaseTask) -> list[Record]:

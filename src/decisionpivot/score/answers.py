@@ -6,7 +6,9 @@ optionally with ``tokens`` (int, output tokens), ``input_tokens`` (int), ``close
 
 * probabilities are normalised over the item's listed options; keys that are not listed options are
   ignored and counted (a warning in the report); a listed option without a key has probability 0;
-* probabilities that are negative, NaN, infinite, not numbers, or all zero make the record *failed*;
+* probabilities that do not pass the one check of every probability ``dp`` reads
+  (:func:`decisionpivot.probability.distribution`: each a number in [0, 1], their sum within
+  ``max(0.02, 0.005 x options)`` of 1) make the record *failed*;
 * the predicted option is the argmax, ties broken by the listed order;
 * failed records (explicit errors or invalid probabilities) and missing records are incorrect and use
   the uniform distribution over the item's options for confidence-based metrics;
@@ -35,6 +37,7 @@ import numpy as np
 from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError, unknown_names
 from decisionpivot.evaluate.kinds import INPUT_RESTRICTION
+from decisionpivot.probability import ProbabilityError, distribution
 from decisionpivot.score.layout import TaskLayout
 
 MIN_RECORD_SHARE = (99, 100)
@@ -69,7 +72,7 @@ class TaskAnswers:
     error_records: int
     """Records carrying an explicit ``error``."""
     invalid_records: int
-    """Records whose probabilities were negative, NaN, infinite, non-numeric or all zero."""
+    """Records whose probabilities failed the probability check (:func:`decisionpivot.probability.distribution`)."""
     ignored_keys: int
     """Probability entries for keys that are not listed options (ignored)."""
     tokens: np.ndarray
@@ -218,7 +221,6 @@ _OPTIONAL_FIELDS = (
     ("latency_s", {int, float}, "a non-negative number"),
     ("input_tokens", {int}, "a non-negative integer"),
 )
-_NUMBER_TYPES = {int, float}
 
 
 def normalised_rows(raw: np.ndarray, usable: np.ndarray) -> np.ndarray:
@@ -251,7 +253,7 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
     valued: list[int] = []  # items with numeric probabilities, and the values (padded to width)
     values_rows: list[list[float]] = []
     optional: dict[int, tuple[float, ...]] = {}
-    error_records = non_numeric = ignored_keys = restricted = 0
+    error_records = invalid = ignored_keys = restricted = 0
     transient: list[int] = []
     try:
         handle = path.open("rb")  # lines split on \n only; each decoded as UTF-8 by json.loads
@@ -305,12 +307,14 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
             keys = layout.option_keys[i]
             if probabilities.keys() != key_sets[i]:
                 ignored_keys += sum(1 for key in probabilities if key not in key_sets[i])
-            values = [probabilities.get(key, 0.0) for key in keys]
-            if not {type(v) for v in values} <= _NUMBER_TYPES:
-                non_numeric += 1
+            values = {key: probabilities.get(key, 0.0) for key in keys}
+            try:
+                distribution(values, keys)
+            except ProbabilityError:
+                invalid += 1
                 continue
             valued.append(i)
-            values_rows.append(values + padding[len(keys)])
+            values_rows.append([float(v) for v in values.values()] + padding[len(keys)])
     raw = np.zeros((n, width))
     has_values = np.zeros(n, dtype=bool)
     if valued:
@@ -319,8 +323,7 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
     extra = np.full((n, len(_OPTIONAL_FIELDS)), math.nan)
     if optional:
         extra[list(optional)] = np.array(list(optional.values()))
-    with np.errstate(invalid="ignore"):
-        usable = has_values & np.isfinite(raw).all(axis=1) & (raw >= 0).all(axis=1) & (raw.sum(axis=1) > 0)
+    usable = has_values  # every row of values passed the probability check
     failed = ~usable
     uniform = (np.arange(width) < layout.option_count[:, None]) / layout.option_count[:, None]
     normalised = np.where(failed[:, None], uniform, normalised_rows(raw, usable))
@@ -335,7 +338,7 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
         failed=failed,
         gold_index=layout.gold_index,
         error_records=error_records,
-        invalid_records=non_numeric + int((has_values & failed).sum()),
+        invalid_records=invalid,
         ignored_keys=ignored_keys,
         tokens=extra[:, 0],
         closed=extra[:, 1],

@@ -11,8 +11,11 @@ from decisionpivot.errors import DecisionPivotError, check_names
 from decisionpivot.frame.framings import PLAIN
 from decisionpivot.item_origin import accept_items_file
 from decisionpivot.items import Item, read_items, sha256_file
+from decisionpivot.scale import SCALE_BENCHMARK
 from decisionpivot.score.metrics import chance_pair_accuracy
+from decisionpivot.score_questions import check_score_item
 from decisionpivot.solve import solvers
+from decisionpivot.solve.scale import scale_solvers
 
 
 @dataclass(frozen=True)
@@ -62,9 +65,10 @@ class FamilyAgreement:
 
 def agreement(family: str, items: Sequence[Item]) -> FamilyAgreement:
     """Run the family's solver on every item."""
-    available = solvers()
+    available = {**solvers(), **scale_solvers()}
     if family not in available:
-        raise DecisionPivotError(f"no independent solver for family {family!r} (expected solve/{family}.py)")
+        raise DecisionPivotError(f"no independent solver for family {family!r} (expected solve/{family}.py, or "
+                                 f"solve/scale/{family}.py for a family of the scale suite)")
     solve = available[family]
     agree = 0
     bad: list[Disagreement] = []
@@ -103,4 +107,11 @@ def verify_folder(folder: str | Path, families: Sequence[str] | None = None,
         if not path.exists():
             raise DecisionPivotError(f"{path}: listed in MANIFEST.json but missing")
         accepted.append((name, path, accept_items_file(path, sha256_file(path), allow_modified_items, name)))
-    return [replace(agreement(name, read_items(path)), items_check=how) for name, path, how in accepted]
+    results = []
+    for name, path, how in accepted:
+        items = read_items(path)
+        if manifest.get("benchmark") == SCALE_BENCHMARK:  # the scale suite: every item a well-formed score question
+            for number, item in enumerate(items, start=1):
+                check_score_item(item, f"{path}:{number}")
+        results.append(replace(agreement(name, items), items_check=how))
+    return results
