@@ -49,7 +49,8 @@ def test_several_systems_write_what_each_one_writes_alone(tmp_path: Path, monkey
     names = ["uniform", *sorted(h for h in heuristic_systems() if h.startswith("heuristic.policy_case."))]
     assert sorted(p.name for p in (tmp_path / "together").iterdir()) == sorted(names)
     for name in names:
-        code, _, err = _dp(tmp_path, "evaluate", name, "--items", str(items), "--runs", "alone", "--allow-modified-items")
+        code, _, err = _dp(tmp_path, "evaluate", name, "--items", str(items), "--runs", "alone",
+                           "--allow-modified-items")
         assert code == 0, err
         for path in sorted((tmp_path / "alone" / name).iterdir()):
             assert (tmp_path / "together" / name / path.name).read_bytes() == path.read_bytes(), path
