@@ -317,8 +317,10 @@ def gate_params_schema() -> dict[str, Any]:
     """A params file's ``gate:`` section (`dp gate --params`)."""
     return record({"seeds": listing(SEED.schema(), "a list of distinct calibration seeds (integers >= 0)",
                                     unique=True, min_items=1),
-                   "target_risk": FRACTION.schema(), "delta": FRACTION.schema(), "resamples": RESAMPLES.schema()},
-                  "the gate: section: seeds, target_risk, delta, resamples")
+                   "target_risk": FRACTION.schema(), "delta": FRACTION.schema(), "resamples": RESAMPLES.schema(),
+                   "systems": nonempty_text("comma-separated system names, as --systems takes them",
+                                            r"^[A-Za-z0-9._+\-]+(,[A-Za-z0-9._+\-]+)*$")},
+                  "the gate: section: seeds, target_risk, delta, resamples, systems")
 
 
 def audit_params_schema(heuristics: Collection[str]) -> dict[str, Any]:

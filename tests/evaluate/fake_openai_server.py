@@ -71,6 +71,8 @@ class FakeOpenAI:
         self.runner: web.AppRunner | None = None
         self.status_override: tuple[int, bytes] | None = None
         self._one_at_a_time: asyncio.Lock | None = None
+        self.request_log: str | None = None
+        """A file that gets the port of every request, one line each (``DP_FAKE_REQUEST_LOG`` in :func:`main`)."""
 
     @property
     def base_url(self) -> str:
@@ -96,6 +98,9 @@ class FakeOpenAI:
         await web.SockSite(self.runner, self.sock).start()
 
     async def _serve(self, request: web.Request) -> web.Response:
+        if self.request_log is not None:  # one line per request: the port it reached (the replicas test)
+            with open(self.request_log, "a", encoding="utf-8") as log:
+                log.write(f"{self.sock.getsockname()[1]}\n")
         payload = json.loads(await request.read())
         user = payload["messages"][-1]["content"]
         digest = digest_of(user)
@@ -166,7 +171,8 @@ def main(argv: list[str]) -> None:
     import sys
 
     port = int(argv[0])
-    with FakeOpenAI(port=port):
+    with FakeOpenAI(port=port) as server:
+        server.request_log = os.environ.get("DP_FAKE_REQUEST_LOG")
         if len(argv) > 1 and not argv[1].startswith("-"):
             Path(argv[1]).write_text(json.dumps({"pid": os.getpid(), "env": dict(os.environ)}))
         print(f"serving on {port}", file=sys.stderr, flush=True)

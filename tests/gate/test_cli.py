@@ -78,6 +78,20 @@ def test_flags_win_over_the_params_file(project: Project, gated: Path, tmp_path:
     assert [c["seed"] for c in record["calibration"]] == [SEEDS[0]] and list(record["systems"]) == ["uniform"]
 
 
+def test_the_params_file_names_the_gated_systems(project: Project, gated: Path, tmp_path: Path) -> None:
+    """`gate.systems` in the params file (the pipeline gates the real models and uniform, not the heuristics):
+    only those are gated, and --systems still wins; a malformed list is one error line."""
+    params = tmp_path / "params.yaml"
+    params.write_text(f"gate:\n  seeds: [{SEEDS[0]}]\n  resamples: 20\n  systems: uniform,oracle\n", encoding="utf-8")
+    result = dp_here(project, "gate", "--params", str(params), "--out", str(tmp_path / "a"))
+    assert result.returncode == 0, result.stderr
+    assert sorted(json.loads((tmp_path / "a" / "gate.json").read_text())["systems"]) == ["oracle", "uniform"]
+    result = dp_here(project, "gate", "--params", str(params), "--systems", "uniform", "--out", str(tmp_path / "b"))
+    assert list(json.loads((tmp_path / "b" / "gate.json").read_text())["systems"]) == ["uniform"]
+    params.write_text(f"gate:\n  seeds: [{SEEDS[0]}]\n  systems: uniform, oracle/..\n", encoding="utf-8")
+    _one_error_line(dp_here(project, "gate", "--params", str(params), "--out", str(tmp_path / "c")), "systems")
+
+
 def test_dp_score_gets_the_certified_coverage_column(project: Project, gated: Path, tmp_path: Path) -> None:
     result = dp_here(project, "score", "--runs", "runs", "--items", str(project.items), "--reference", "",
                      "--resamples", "20", "--nofigures", "--gate", "reports/gate.json", "--out", str(tmp_path))

@@ -98,7 +98,7 @@ def test_a_broken_status_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[
     (tmp_path / "build" / "folio").mkdir(parents=True)
     with pytest.raises(SystemExit):
         main(["folder", "--build", str(tmp_path / "build"), "--out", str(tmp_path / "flat")])
-    assert "folio/status.json: missing (run the reconstruct@folio stage)" in capsys.readouterr().err
+    assert "folio/status.json: missing (run the reconstruct stage)" in capsys.readouterr().err
     (tmp_path / "build" / "folio" / STATUS_FILE).write_text('{"task": "folio", "status": "rebuilt"}')
     with pytest.raises(Exception, match=r"says rebuilt, but .*folio\.jsonl is missing"):
         rebuilt_tasks(tmp_path / "build")
@@ -121,11 +121,29 @@ def test_evaluate_answers_rebuilt_tasks_with_uniform_but_not_with_family_heurist
     assert not (runs / "heuristic.policy_case.first_match").exists()
 
 
-def test_every_card_has_a_stage_in_params() -> None:
+def test_build_all_rebuilds_every_card_and_drops_folders_of_no_card(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The pipeline's one reconstruct stage: a folder per task card, each with its status; a stale folder of no
+    card (a task card removed since the last run) would be read as a rebuilt task, so it goes."""
+    out = tmp_path / "reconstructed"
+    (out / "retired_task").mkdir(parents=True)
+    (out / "retired_task" / STATUS_FILE).write_text('{"task": "retired_task", "status": "rebuilt"}')
+    source = tmp_path / "official"
+    shutil.copytree(FIXTURES / "strategyqa", source / "strategyqa")
+    main(["build-all", "--source", str(source), "--out", str(out)])
+    assert sorted(p.name for p in out.iterdir()) == sorted(all_cards())
+    statuses = {p.name: read_status(p).status for p in out.iterdir()}
+    assert statuses["strategyqa"] == "rebuilt" and set(statuses.values()) <= {"rebuilt", "absent", "skipped"}
+    assert "task cards:" in capsys.readouterr().err
+    main(["build-all", "--source", "", "--out", str(out)])
+    assert {read_status(p).status for p in out.iterdir()} == {"off"}
+    assert sorted(p.name for p in out.iterdir()) == sorted(all_cards())
+
+
+def test_the_track_is_off_in_params() -> None:
     import yaml
 
     from tests.reconstruct.conftest import REPO
 
     params = yaml.safe_load((REPO / "params.yaml").read_text(encoding="utf-8"))
-    assert params["reconstruct"]["tasks"] == list(all_cards())
     assert params["reconstruct"]["source"] == "" and params["reconstruct"]["sampled_answers"] == ""

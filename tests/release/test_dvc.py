@@ -23,41 +23,59 @@ from pathlib import Path
 import pytest
 import yaml
 
-from decisionpivot.generate.registry import families
-
 ROOT = Path(__file__).resolve().parents[2]
-STAGES = ["manifest", "verify", "audit", "report", "licenses", "datasheet",  # with their upstream stages: all
+STAGES = ["verify", "audit", "report", "licenses", "datasheet",  # with their upstream stages: all
           "verify-invariance", "audit-invariance"]
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-VERBS = {"generate", "manifest", "verify", "audit", "evaluate", "score", "report", "licenses", "datasheet",
+VERBS = {"generate", "verify", "audit", "evaluate", "score", "report", "licenses", "datasheet",
          "reconstruct", "gate", "compare", "recalibrate", "cost", "monitor", "frame"}
-CALIBRATION = {"generate-calibration", "evaluate-calibration",  # `dp generate` / `dp evaluate` on gate.seeds
-               "generate-traffic", "evaluate-traffic"}  # and on monitor.seed, the traffic `dp monitor` re-checks on
+CALIBRATION = {"evaluate-calibration",  # `dp generate` + `dp evaluate` on gate.seeds
+               "evaluate-traffic"}  # and on monitor.seed, the traffic `dp monitor` re-checks on
+BASELINES = {"evaluate-baselines"}  # `dp evaluate --systems uniform,heuristic.*`: every baseline in one process
 INVARIANCE = {"evaluate-invariance", "verify-invariance", "audit-invariance"}  # dp evaluate/verify/audit on the suite
+
+
+MAIN_JOB_COMMAND = ("python -m pip install uv==0.13.9 && python -m uv pip install --require-hashes"
+                    " -r requirements-main.lock && python -m uv pip install --no-deps -e . && dvc repro")
+"""README command 1: uv installs the main job's lock (the same pins and hashes pip would take) in a fraction of pip's
+time (benchmarks/install_footprint.py), a quarter of the five minutes the main job may take on a fresh machine."""
+TEST_COMMAND = ("python -m pip install -U pip && pip install --require-hashes -r requirements.lock"
+                " && pip install --no-deps -e . && python -m pytest -n 2")
+"""README command 2: pip, which takes torch's CPU wheel from the wheelhouse its configuration names here (uv does not
+read pip's configuration)."""
 
 
 def _load(name: str) -> dict:
     return yaml.safe_load((ROOT / name).read_text(encoding="utf-8"))
 
 
-def test_params_list_every_registered_family() -> None:
+def test_the_baselines_stage_writes_exactly_the_systems_it_evaluates() -> None:
+    """DVC cannot loop over outs, so the baselines stage lists one folder per system: the list must be what
+    `dp evaluate --systems ${evaluate.baselines}` writes - the uniform baseline and every family heuristic."""
+    from decisionpivot.evaluate.systems import expand_systems, heuristic_systems
+
+    params, stage = _load("params.yaml"), _load("dvc.yaml")["stages"]["evaluate-baselines"]
+    expanded = expand_systems(params["evaluate"]["baselines"].split(","))
+    assert sorted(expanded) == sorted(["uniform", *heuristic_systems()])
+    assert stage["outs"] == [f"runs/{name}" for name in expanded]
+    assert not set(expanded) & set(params["evaluate"]["systems"])
+
+
+def test_the_gated_systems_answer_the_calibration_draws() -> None:
     params = _load("params.yaml")
-    assert sorted(params["generate"]["families"]) == sorted(s.name for s in families())
-
-
-def test_manifest_stage_depends_on_every_generated_file() -> None:
-    params, pipeline = _load("params.yaml"), _load("dvc.yaml")
-    deps = {d for d in pipeline["stages"]["manifest"]["deps"] if d.endswith(".jsonl")}
-    assert deps == {f"datasets/core/${{generate.version}}/{f}.jsonl" for f in params["generate"]["families"]}
+    gated = params["gate"]["systems"].split(",")
+    assert params["monitor"]["system"] in gated and params["compare"]["baseline"] in gated
+    assert params["compare"]["candidate"] in gated and "uniform" in gated
+    assert set(gated) <= set(params["evaluate"]["systems"]) | {"uniform"}
 
 
 def test_stages_are_the_package_verbs_and_the_fresh_copy_test_covers_all() -> None:
     stages = _load("dvc.yaml")["stages"]
-    assert set(stages) == VERBS | CALIBRATION | INVARIANCE
+    assert set(stages) == VERBS | CALIBRATION | INVARIANCE | BASELINES
     # Every stage that is not upstream of another one is a target of the reproduction test below.
     upstream = {"generate", "evaluate", "reconstruct", "gate", "score", "compare", "recalibrate", "cost", "monitor",
                 "frame", "evaluate-invariance"}
-    assert set(stages) - upstream - CALIBRATION == set(STAGES)
+    assert set(stages) - upstream - CALIBRATION - BASELINES == set(STAGES)
 
 
 def test_no_stage_reads_the_reference_folder() -> None:
@@ -100,9 +118,7 @@ def test_readme_main_command_is_the_pipeline_and_installs_dvc() -> None:
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     commands = [line.strip() for line in readme.splitlines() if line.startswith("    ") and line.strip()]
-    install = "python -m pip install -U pip && pip install --require-hashes -r {} && pip install --no-deps -e ."
-    assert commands[:2] == [f"{install.format('requirements-main.lock')} && dvc repro",
-                            f"{install.format('requirements.lock')} && python -m pytest -n 2"]
+    assert commands[:2] == [MAIN_JOB_COMMAND, TEST_COMMAND]
     for name in ("requirements-main.lock", "requirements.lock"):
         lock = (ROOT / name).read_text(encoding="utf-8")
         assert re.search(r"^dvc==\S+ \\$", lock, re.MULTILINE), f"{name} has no dvc"
@@ -241,7 +257,7 @@ def test_fresh_copy_reproduces_the_lock_on_one_thread_and_another_kernel(tmp_pat
     assert not moved, f"outputs whose bytes differ under {threads} thread(s), kernel {kernel}: {moved}"
     assert lock == committed, "dvc repro changed dvc.lock"
     reran = {line.split("'")[1] for line in done.stdout.splitlines() if line.startswith("Running stage '")}
-    assert {"audit", "gate", "score", "evaluate@uniform"} <= reran, "every other stage ran under these settings"
+    assert {"audit", "gate", "score", "evaluate-baselines"} <= reran, "every other stage ran under these settings"
     assert not reran & taken, "the served systems' stages were taken from this checkout, not run again"
     checked = set()
     for name, stage in committed["stages"].items():

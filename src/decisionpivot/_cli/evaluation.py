@@ -51,7 +51,7 @@ class EvaluationVerbs:
 
     def evaluate(
         self,
-        system: str,
+        system: str | None = None,
         config: str | None = None,
         items: str | None = None,
         runs: str = "runs",
@@ -63,8 +63,9 @@ class EvaluationVerbs:
         allow_modified_items: bool = False,
         permute_options: int = 0,
         families: str | Sequence[str] | None = None,
+        systems: str | Sequence[str] | None = None,
     ) -> None:
-        """Run one system over the benchmark and write runs/<system>/<task>.jsonl (+ .meta.json).
+        """Run a system over the benchmark and write runs/<system>/<task>.jsonl (+ .meta.json).
 
         Re-running answers only what is missing (also after a crash or kill -9) and asks again the
         items whose record is a transient error (server down, retries spent). Each answer file is
@@ -100,7 +101,30 @@ class EvaluationVerbs:
           permute_options: also ask every item under K seeded re-orderings of its options
             (runs/<system>/permuted/); `dp score` then reports accuracy under permutation.
           families: the same as --tasks (a task is a family's items file).
+          systems: several systems, one after another in this one process, instead of SYSTEM: comma-separated
+            names or patterns of declared names, e.g. uniform,heuristic.* (every family heuristic); exits with
+            the worst exit of them.
         """
+        if systems is not None:
+            if system is not None:
+                raise DecisionPivotError("give SYSTEM or --systems, not both")
+            from decisionpivot.evaluate.systems import expand_systems
+
+            worst = 0
+            for name in expand_systems(name_list(systems) or [], config):
+                try:
+                    self.evaluate(name, config=config, items=items, runs=runs, tasks=tasks, limit=limit,
+                                  shard=shard, retry_errors=retry_errors, restart=restart,
+                                  allow_modified_items=allow_modified_items, permute_options=permute_options,
+                                  families=families)
+                except SystemExit as exc:
+                    worst = max(worst, exc.code if isinstance(exc.code, int) else 1)
+            if worst:
+                raise SystemExit(worst)
+            return
+        if system is None:
+            raise DecisionPivotError("name the system to evaluate: dp evaluate SYSTEM (`dp systems` lists them), "
+                                     "or several with --systems A,B,...")
         from decisionpivot.evaluate.answers import Shard
         from decisionpivot.evaluate.run import evaluate_system
         from decisionpivot.evaluate.systems import get_system

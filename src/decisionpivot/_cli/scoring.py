@@ -204,11 +204,11 @@ class ScoringVerbs:
             seed-N folder under calibration_runs).
           target_risk: largest error rate allowed among automated items (a fraction; default 0.05).
           delta: allowed probability that the guarantee fails (a fraction; default 0.10).
-          systems: comma-separated systems (default: every folder under runs).
+          systems: comma-separated systems (default: the params file's gate.systems, else every folder under runs).
           out: output folder (default reports; refused, as for `dp score`, when the DVC pipeline's gate outputs
             are there).
           resamples: bootstrap resamples of the release intervals (seed 20261007, as dp score; default 1000).
-          params: YAML file whose `gate:` section gives seeds, target_risk, delta and resamples (the DVC
+          params: YAML file whose `gate:` section gives seeds, target_risk, delta, resamples and systems (the DVC
             stage passes params.yaml); flags given on the command line win.
           recalibration: a `dp recalibrate` map file (maps/<system>.json; gate only its system), or a folder of
             them (<system>.json or maps/<system>.json): certify and check on recalibrated confidences. Refused
@@ -218,13 +218,14 @@ class ScoringVerbs:
             every output then says so. Without it such a file stops the gating.
         """
         from decisionpivot.gate.report import gate_summary, write_gate
-        from decisionpivot.gate.run import gate_runs, resolve_settings
+        from decisionpivot.gate.run import gate_runs, gated_systems, resolve_settings
 
         out = default_out("gate", out, DEFAULT_SCORE_OUT)
         chosen, settings = resolve_settings(Path(params) if params else None, name_list(seeds), target_risk, delta,
                                             resamples, Path(calibration_runs))
         gating = gate_runs(Path(runs), Path(items) if items else DEFAULT_CORE_DIR, Path(calibration_runs),
-                           Path(calibration_items), chosen, settings, name_list(systems),
+                           Path(calibration_items), chosen, settings,
+                           gated_systems(Path(params) if params else None, name_list(systems)),
                            recalibration=Path(recalibration) if recalibration else None,
                            allow_modified_items=bool(allow_modified_items))
         print(gate_summary(gating))

@@ -68,6 +68,7 @@ from decisionpivot.evaluate.kinds import (
     SettingError,
     SystemConfig,
     boolean,
+    closed,
     integer,
     number,
     one_of,
@@ -147,6 +148,27 @@ def environment_mapping(value: Any) -> dict[str, str]:
 
 
 # Settings shared by every kind that answers over HTTP.
+MAX_REPLICAS = 8
+"""Most copies of a served process ``replicas: auto`` starts."""
+
+
+@closed
+def replica_count(value: Any) -> int | str:
+    """``replicas:``: a whole number from 1 to 64, or ``auto`` (a closed set: written in clear)."""
+    if value == "auto":
+        return "auto"
+    return integer(1, 64)(value)
+
+
+def replicas_wanted(setting: int | str) -> int:
+    """The copies ``replicas:`` asks for: ``auto`` is one per CPU this process may run on, at most
+    :data:`MAX_REPLICAS`."""
+    if setting != "auto":
+        return int(setting)
+    available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(MAX_REPLICAS, available))
+
+
 HTTP_SETTINGS: dict[str, Setting] = {
     "base_url": Setting(None, text, "the server's base URL, e.g. http://localhost:8000 (where the model is "
                         "reached, not which model: not part of the fingerprint)", identity=False),
@@ -163,7 +185,8 @@ HTTP_SETTINGS: dict[str, Setting] = {
                          "configured origin; follow: follow anywhere (the key and headers stay with the origin)",
                          identity=False),
     "extra_body": Setting({}, mapping_check, "a mapping merged into each request body"),
-    "concurrency": Setting(16, integer(1, 4096), "most requests in flight (the adaptive limit starts here)",
+    "concurrency": Setting(16, integer(1, 4096), "most requests in flight (the adaptive limit starts here); per "
+                           "copy of a served process (replicas:)",
                            identity=False),
     "adaptive_concurrency": Setting(True, boolean, "halve the in-flight limit on timeouts and 429s, "
                                     "grow it back by one per window of successes", identity=False),
@@ -184,6 +207,10 @@ HTTP_SETTINGS: dict[str, Setting] = {
                          "threads and kernel, for the same answer bytes on every host; '${NAME}' passes dp's own "
                          "NAME, e.g. HF_TOKEN: '${HF_TOKEN}'); it gets only these and served.BASE_ENVIRONMENT; "
                          "values are recorded as hashes, names and ${NAME} references in clear"),
+    "replicas": Setting(1, replica_count, "how many copies of the serve: process dp starts, each on its own port, "
+                        "the requests spread over them in turn ('auto': one per CPU dp may use, at most "
+                        f"{MAX_REPLICAS}); concurrency is then per copy. Copies of one deterministic server give the "
+                        "same answers, so it is not part of the fingerprint", identity=False),
     "serve_ready_s": Setting(READY_TIMEOUT_S, number(0, strict=True, maximum=86400), "seconds the served process "
                              "may take to answer", identity=False),
     "price_per_million_input_tokens": Setting(None, optional_number(0), "for the cost column of the leaderboard",
@@ -540,8 +567,12 @@ class HttpRunner:
         self.system = system
         self.wire = wire
         s = system.settings
-        self.server: LocalServer | None = None
-        """The system's own server, when ``serve:`` declares one (started by the first :meth:`run`)."""
+        self.servers: list[LocalServer] = []
+        """The system's own servers, when ``serve:`` declares one (``replicas:`` copies, started by the first
+        :meth:`run`)."""
+        self.urls: list[str] = []
+        """The endpoint of every served copy (empty: :attr:`url` alone), asked in turn."""
+        self._turn = 0
         self.heard = False
         """The system answered in an earlier task of this evaluation: no early stop for the next ones."""
         self._point_at(str(s.get("base_url") or "http://127.0.0.1"))
@@ -602,8 +633,9 @@ class HttpRunner:
         return redact(text)
 
     def _headers_for(self, url: str) -> dict[str, str]:
-        """Request headers for ``url``: the credential and ``headers:`` only for the configured origin."""
-        if same_origin(url, self.url):
+        """Request headers for ``url``: the credential and ``headers:`` only for the configured origin (or a served
+        copy)."""
+        if any(same_origin(url, origin) for origin in (self.url, *self.urls)):
             return {"Content-Type": "application/json", **self.origin_headers}
         return {"Content-Type": "application/json"}
 
@@ -612,6 +644,9 @@ class HttpRunner:
         s = self.system.settings
         policy = str(s.get("redirects") or "refuse")
         url = self.url
+        if self.urls:  # the served copies in turn
+            url = self.urls[self._turn % len(self.urls)]
+            self._turn += 1
         for _ in range(MAX_REDIRECTS + 1):
             reply = _Reply()
             try:
@@ -753,29 +788,41 @@ class HttpRunner:
 
     def run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
         s = self.system.settings
-        if s.get("serve") and self.server is None:
+        if s.get("serve") and not self.servers:
             try:
-                self.server = start_server(self.system.name, s["serve"], s.get("serve_env") or {},
-                                           float(s["serve_ready_s"]))
+                for _ in range(replicas_wanted(s.get("replicas") or 1)):
+                    self.servers.append(start_server(self.system.name, s["serve"], s.get("serve_env") or {},
+                                                     float(s["serve_ready_s"])))
             except ServeError as exc:  # its output may quote its arguments
+                self.close()
                 raise ServeError(self.hide(str(exc))) from None
-            self._point_at(self.server.base_url + str(s.get("serve_prefix") or ""))
-        if self.server is not None:  # what the server says about itself is free text: hidden like a message
-            counters.server = json.loads(self.hide(json.dumps(self.server.info, ensure_ascii=False)))
+            except BaseException:
+                self.close()
+                raise
+            prefix = str(s.get("serve_prefix") or "")
+            self._point_at(self.servers[0].base_url + prefix)
+            self.urls = [endpoint_url(server.base_url + prefix, self.wire.path) for server in self.servers]
+        if self.servers:  # what the server says about itself is free text: hidden like a message
+            counters.server = json.loads(self.hide(json.dumps(self.servers[0].info, ensure_ascii=False)))
         run_deferring_sigterm(lambda: self._run(items, emit, counters, raw_log))
 
+    @property
+    def server(self) -> LocalServer | None:
+        """The first served copy (None when dp started none)."""
+        return self.servers[0] if self.servers else None
+
     def close(self) -> None:
-        """Stop the system's own server, if dp started one."""
-        if self.server is not None:
-            self.server.stop()
-            self.server = None
+        """Stop the system's own servers, if dp started any."""
+        servers, self.servers, self.urls = self.servers, [], []
+        for server in servers:
+            server.stop()
 
     async def _run(self, items: Sequence[Item], emit: Emit, counters: RunCounters, raw_log: Emit) -> None:
         s = self.system.settings
         budget_setting = s.get("retry_budget")
         budget = RetryBudget(int(budget_setting) if budget_setting is not None else 50 + len(items) // 10)
         limiter = RateLimiter(float(s["requests_per_minute"] or 0))
-        concurrency = min(int(s["concurrency"]), max(len(items), 1))
+        concurrency = min(int(s["concurrency"]) * max(1, len(self.urls)), max(len(items), 1))
         gate = AdaptiveLimit(concurrency, bool(s.get("adaptive_concurrency", True)))
         guard = _EarlyStop(emit, int(s.get("stop_after_failures") or 8), self.shown_url,
                            heard=self.heard or counters.answered_before > 0)

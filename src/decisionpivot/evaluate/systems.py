@@ -21,6 +21,7 @@ refused with both lines, where YAML would silently keep the last
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -227,6 +228,27 @@ def system_from_spec(text: str) -> SystemConfig:
         tail = re.sub(r"[^A-Za-z0-9._+-]+", "-", model.rstrip("/").rsplit("/", 1)[-1]).strip("-.") or "model"
         name = f"{kind}.{tail}"[:128]
     return _declare(name, raw, source)
+
+
+def expand_systems(names: Sequence[str], config: str | Path | None = None) -> list[str]:
+    """The systems ``names`` stand for, in order, each once: a name or one-line spec as it is, a pattern
+    (``heuristic.*``, with ``*``, ``?`` or ``[...]``) as every declared name it matches, sorted. A pattern
+    that matches nothing is an error naming it."""
+    declared: dict[str, SystemConfig] | None = None
+    chosen: list[str] = []
+    for name in names:
+        if is_system_spec(name) or not any(c in name for c in "*?["):
+            matched = [name]
+        else:
+            declared = load_systems(config) if declared is None else declared
+            matched = sorted(n for n in declared if fnmatch.fnmatchcase(n, name))
+            if not matched:
+                raise SystemConfigError(f"no system matches {name!r}; `dp systems` lists them all"
+                                        + (f" (with {config})" if config is not None else ""))
+        chosen.extend(n for n in matched if n not in chosen)
+    if not chosen:
+        raise SystemConfigError("--systems names no system")
+    return chosen
 
 
 def _shown_spec(text: str) -> str:

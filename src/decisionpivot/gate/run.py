@@ -154,7 +154,7 @@ DEFAULTS = {"target_risk": 0.05, "delta": 0.10, "resamples": 1000}
 
 
 def gate_params(path: Path) -> dict[str, Any]:
-    """The ``gate`` section of a params file (seeds, target_risk, delta, resamples), read by
+    """The ``gate`` section of a params file (seeds, target_risk, delta, resamples, systems), read by
     :func:`~decisionpivot.user_files.gate_params_schema`: known keys only, distinct seeds, fractions and resample
     counts within the bounds the flags have; errors name the file and line and start with ``--params``."""
     try:
@@ -162,6 +162,15 @@ def gate_params(path: Path) -> dict[str, Any]:
         return dict(section(document, "gate", gate_params_schema(), required=True))
     except DecisionPivotError as exc:
         raise DecisionPivotError(f"--params {exc}") from None
+
+
+def gated_systems(params: Path | None, systems: Sequence[str] | None) -> list[str] | None:
+    """The systems to gate: the command line's, else the params file's ``gate.systems``, else None (every system
+    with release answers)."""
+    if systems is not None or params is None:
+        return None if systems is None else list(systems)
+    listed = gate_params(params).get("systems")
+    return None if listed is None else [name for name in str(listed).split(",") if name]
 
 
 def resolve_settings(

@@ -1,9 +1,10 @@
-"""The reference track in the DVC pipeline: one ``reconstruct@<task>`` stage per task card.
+"""The reference track in the DVC pipeline: the ``reconstruct`` stage rebuilds every task card.
 
 ``params.yaml`` names the folder of official files (``reconstruct.source``, empty by default) and, for
-the capability-boundary tasks, a sampled-answers file (``reconstruct.sampled_answers``). Each stage
-runs :func:`build_stage`, which always writes ``<out>/status.json`` and, when the task was rebuilt,
-``<out>/<task>.jsonl`` - so the stage's output exists whatever the source holds:
+the capability-boundary tasks, a sampled-answers file (``reconstruct.sampled_answers``). The stage runs
+:func:`build_all`, which runs :func:`build_stage` for every task card into ``<out>/<task>/``; each
+always writes ``<task>/status.json`` and, when the task was rebuilt, ``<task>/<task>.jsonl`` - so the
+stage's output exists whatever the source holds:
 
 * source empty: status ``off``, nothing else (the pipeline's other outputs stay byte for byte as
   without the track);
@@ -21,9 +22,13 @@ family heuristics answer only their family and are skipped).
 
 Command line (used by ``dvc.yaml``)::
 
+    python -m decisionpivot.reconstruct.track build-all --source DIR --sampled-answers FILE --out datasets/reconstructed
     python -m decisionpivot.reconstruct.track build TASK --source DIR --sampled-answers FILE --out DIR
     python -m decisionpivot.reconstruct.track folder --build datasets/reconstructed --out datasets/reference-track
-    python -m decisionpivot.reconstruct.track evaluate --system NAME --build datasets/reconstructed --runs runs
+    python -m decisionpivot.reconstruct.track evaluate --systems A,B,... --build datasets/reconstructed --runs runs
+
+One stage for all cards (not one per card): with the track off each card's stage did nothing but write
+its status, and the DVC overhead of 35 stages was most of the main job's time spent on the track.
 """
 
 from __future__ import annotations
@@ -108,6 +113,20 @@ def build_stage(task: str, source: str | Path | None, out: str | Path,
     return status
 
 
+def build_all(source: str | Path | None, out: str | Path,
+              sampled_answers: str | Path | None = None) -> list[StageStatus]:
+    """:func:`build_stage` for every task card into ``out/<task>/``; a folder there of no task card is removed
+    (it would be read as a stale rebuilt task). Stops at the first mismatch against a card."""
+    from decisionpivot.reconstruct.card import all_cards
+
+    out = Path(out)
+    tasks = sorted(all_cards())
+    if out.is_dir():
+        for stale in sorted(p for p in out.iterdir() if p.name not in tasks):
+            shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
+    return [build_stage(task, source, out / task, sampled_answers) for task in tasks]
+
+
 def read_status(folder: Path) -> StageStatus:
     """The ``status.json`` of one stage folder; an error naming the file when it is missing or malformed."""
     path = folder / STATUS_FILE
@@ -116,7 +135,7 @@ def read_status(folder: Path) -> StageStatus:
         status = StageStatus(str(data["task"]), str(data["status"]), str(data.get("reason", "")),
                              data.get("items"), data.get("sha256"), bool(data.get("verified", False)))
     except FileNotFoundError:
-        raise DecisionPivotError(f"{path}: missing (run the reconstruct@{folder.name} stage)") from None
+        raise DecisionPivotError(f"{path}: missing (run the reconstruct stage)") from None
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
         raise DecisionPivotError(f"{path}: not a reconstruct stage status ({exc})") from None
     if status.status not in STATUSES or status.task != folder.name:
@@ -181,6 +200,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m decisionpivot.reconstruct.track",
                                      description="The reference track's DVC stages (see the module docstring).")
     verbs = parser.add_subparsers(dest="verb", required=True)
+    build_every = verbs.add_parser("build-all", help="rebuild every task card's task into <out>/<task>/")
+    build_every.add_argument("--source", default="", help='folder of <task>/ official files ("" = track off)')
+    build_every.add_argument("--sampled-answers", default="", help="sampled-answers file for capb_* tasks")
+    build_every.add_argument("--out", required=True, help="the folder of the task folders")
     build = verbs.add_parser("build", help="rebuild one task into its stage folder, or record why not")
     build.add_argument("task")
     build.add_argument("--source", default="", help='folder of <task>/ official files ("" = track off)')
@@ -190,12 +213,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     folder.add_argument("--build", required=True, help="folder of the stage folders")
     folder.add_argument("--out", required=True, help="flat folder of <task>.jsonl")
     evaluate = verbs.add_parser("evaluate", help="answer the rebuilt tasks with a system")
-    evaluate.add_argument("--system", required=True)
+    evaluate.add_argument("--systems", "--system", required=True,
+                          help="comma-separated systems or patterns (heuristic.*), as `dp evaluate --systems`")
     evaluate.add_argument("--build", required=True)
     evaluate.add_argument("--runs", default="runs")
     args = parser.parse_args(argv)
     try:
-        if args.verb == "build":
+        if args.verb == "build-all":
+            statuses = build_all(args.source, args.out, args.sampled_answers or None)
+            counts: dict[str, int] = {}
+            for status in statuses:
+                counts[status.status] = counts.get(status.status, 0) + 1
+            print(f"reconstruct: {len(statuses)} task cards: "
+                  + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=sys.stderr)
+        elif args.verb == "build":
             status = build_stage(args.task, args.source, args.out, args.sampled_answers or None)
             detail = f"{status.items} items, sha256 {status.sha256}" if status.status == "rebuilt" else status.reason
             print(f"reconstruct {args.task}: {status.status} ({detail})", file=sys.stderr)
@@ -203,8 +234,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             tasks = gather(args.build, args.out)
             print(args.out if tasks else "")
         else:
-            answered = evaluate_reference(args.system, args.build, args.runs)
-            print(f"{args.system}: reference tasks answered: {', '.join(answered) or 'none'}", file=sys.stderr)
+            from decisionpivot.evaluate.systems import expand_systems
+
+            for system in expand_systems([s.strip() for s in args.systems.split(",") if s.strip()]):
+                answered = evaluate_reference(system, args.build, args.runs)
+                print(f"{system}: reference tasks answered: {', '.join(answered) or 'none'}", file=sys.stderr)
     except DecisionPivotError as exc:
         print(f"error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
