@@ -62,6 +62,9 @@ Version history:
   plurals ("syllabuses", not "syllabuss"); the rules say "folders below it" instead of "subfolders";
   the intro writes "an adult education firm". Trees are drawn from the new lists, so every item's
   case differs from 1.0; the semantics, variations and checks are unchanged.
+* 1.2 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
 """
 
 from __future__ import annotations
@@ -76,14 +79,14 @@ from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAINS, Domain
 from decisionpivot.generate.common.formatting import long_date
-from decisionpivot.generate.common.names import NameForge, invented_stem
+from decisionpivot.generate.common.names import NameForge, code_word, drawn_organisation
 from decisionpivot.generate.common.wording import a_or_an, join_words, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "access_request"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Is the request allowed?"
 OPTIONS = (
     Option("yes", "the access rules allow the request"),
@@ -369,7 +372,7 @@ def _tree(rng: random.Random, domain: Domain, level: int, config: AccessRequestC
 
 def _group_name(rng: random.Random, forge: NameForge) -> str:
     for _ in range(1000):
-        name = f"{invented_stem(rng, 2)} {pick(rng, GROUP_SUFFIXES)}"
+        name = f"{code_word(rng, 2).capitalize()} {pick(rng, GROUP_SUFFIXES)}"
         if name not in forge.used:
             return forge.claim(name)
     raise RuntimeError("no fresh group name")
@@ -409,7 +412,7 @@ def _sample_case(rng: random.Random, level: int, variation: str,
     """
     i = level - 1
     domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     restricted = config.seals[i] > 0
     folders = _tree(rng, domain, level, config)
     depth = config.depth[i]
@@ -588,7 +591,7 @@ def _sample_case(rng: random.Random, level: int, variation: str,
     rng.shuffle(seals)
     rng.shuffle(denies)
 
-    org = f"{invented_stem(rng)} {pick(rng, ('Labs', 'Works', 'Group', 'Partners', 'Holdings', 'Systems'))}"
+    org = drawn_organisation(rng, domain.name, ('Labs', 'Works', 'Group', 'Partners', 'Holdings', 'Systems'))
     day = long_date(dt.date(2026, 1, 1) + dt.timedelta(days=rng.randrange(330)))
     rules = [pick(rng, RULES_MEMBERSHIP)]
     if level > 1:

@@ -54,6 +54,9 @@ Version history:
   domain department (a radiology office keeping room bookings, "maintained by front desk"); no
   article before the business ("a adult education organisation"); a booking line with nobody else
   named says "no other named attendees" instead of a dash. Cases and answers are unchanged.
+* 1.4 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
 """
 
 from __future__ import annotations
@@ -67,14 +70,14 @@ from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAINS
 from decisionpivot.generate.common.formatting import clock, weekday_date
-from decisionpivot.generate.common.names import NameForge, lookalike
+from decisionpivot.generate.common.names import NameForge, has_lookalike, lookalike
 from decisionpivot.generate.common.wording import join_words, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "booking_check"
-VERSION = "1.3"
+VERSION = "1.4"
 QUESTION = "Can the requested booking be confirmed as it stands?"
 OPTIONS = (
     Option("yes", "the request meets every booking convention and can be confirmed as it stands"),
@@ -501,7 +504,7 @@ def _try_case(
     level, variation, params = plan.level, plan.variation, plan.params
     li = level - 1
     domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     depts = list(domain.departments)
     n_people = rng.randint(*config.people[li])
     dept_of = [depts[i % len(depts)] for i in range(n_people)]
@@ -753,6 +756,8 @@ def _try_case(
         for _ in range(20):
             words = twin_of.split()
             at = rng.randrange(len(words))
+            if not has_lookalike(words[at]):
+                at = len(words) - 1 - at
             candidate = " ".join([*words[:at], lookalike(words[at], rng), *words[at + 1 :]])
             if candidate not in forge.used:
                 twin = forge.claim(candidate)

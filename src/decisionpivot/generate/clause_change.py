@@ -54,6 +54,9 @@ Version history:
   consent and name contacts (no kitchen or front desk), warranties on hardware (no "support plan"),
   party names that suit their role, and the point at issue names the customer where only the
   customer can be meant (orders, deposits, events, credits). Layout, boundaries and answers unchanged.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "clause_change"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Does the change between the two versions alter the answer to the point at issue?"
 OPTIONS = (
     Option("same", "both versions give the same answer to the point at issue"),
@@ -481,7 +484,7 @@ def _value(rng: random.Random, placement: str, loose: tuple[int, int], tight: tu
 def _sample_case(rng: random.Random, level: int, loose: str, config: ClauseChangeConfig) -> dict[str, Any]:
     topic = pick(rng, TOPICS)
     domain = DOMAIN_BY_NAME[pick(rng, topic.domains)]
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     provider, customer = (suited(forge.organisation(), ORG_KINDS[role][domain.name])
                           for role in ("provider", "customer"))
     party = pick(rng, (provider, customer))

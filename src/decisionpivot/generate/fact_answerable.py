@@ -27,6 +27,9 @@ Version history:
   organisations are compared with "larger" and "both"; a briefing question names each organisation
   once ("the chief executive and the fiscal year end of X", one "for X, ...; for Y, ..." clause per
   organisation when several have several facts). Answers, rows and shortcuts are unchanged.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "fact_answerable"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Can the question be answered from the facts listed?"
 OPTIONS = (
     Option("yes", "every fact the question needs is listed"),
@@ -223,7 +226,7 @@ def _query_text(template: str, needs: list[tuple[str, Concept]], rng: random.Ran
 def _sample_case(rng: random.Random, level: int, negative: str, config: FactAnswerableConfig) -> dict[str, Any]:
     """One fact sheet with its question; returns the case and the position of the decisive row."""
     domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     concepts = [*CONCEPTS, DOMAIN_CONCEPTS[domain.name]]
     n_rows = config.rows[level - 1]
     k = config.needed[level - 1]

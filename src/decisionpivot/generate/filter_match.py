@@ -73,6 +73,9 @@ Version history:
   "nylon" for "polyamide", "low-impact" for the "eco" tag, a/an in descriptions ("An infusion
   stand ..."), buyer lines without "front desk desk". Constraints, boundaries and shortcuts are built
   as before.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
 """
 
 from __future__ import annotations
@@ -87,14 +90,14 @@ from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAINS
 from decisionpivot.generate.common.formatting import long_date, money
-from decisionpivot.generate.common.names import NameForge, invented_stem, lookalike
+from decisionpivot.generate.common.names import NameForge, brand, invented_stem, lookalike
 from decisionpivot.generate.common.wording import a_or_an, join_words, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "filter_match"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Does the record satisfy every constraint of the request?"
 OPTIONS = (
     Option("yes", "the record satisfies every constraint of the request"),
@@ -650,14 +653,14 @@ def _sample_record(rng: random.Random, forge: NameForge, goods: Goods, n_fields:
         "material": pick(rng, MATERIAL_PAIRS[pick(rng, goods.materials)]),
         "release_year": rng.randrange(2015, 2027),
         "certifications": _cert_codes(rng, rng.randrange(2, 5)),
-        "country_of_origin": forge.place(),
+        "country_of_origin": forge.country(),
     }
     keys = _distractor_keys(goods)
     chosen = sorted(rng.sample(range(len(keys)), n_fields - len(HEAD_KEYS) - len(core)))
     body = list(core.items())
     body += [(keys[i], _distractor(keys[i], rng, forge, goods.name, price)) for i in chosen]
     rng.shuffle(body)
-    head = {"product_name": forge.product(), "brand": invented_stem(rng), "category": goods.name}
+    head = {"product_name": forge.product(), "brand": brand(rng), "category": goods.name}
     return {**head, **dict(body)}
 
 
@@ -848,7 +851,7 @@ def _categorical_pair(
         rng.shuffle(allowed)
         return {"allowed": allowed}, good, bad, ("colour",)
     if kind == "brand":
-        excluded = [invented_stem(rng) for _ in range(rng.randrange(2, 5))]
+        excluded = [brand(rng) for _ in range(rng.randrange(2, 5))]
         excluded = list(dict.fromkeys(excluded))
         bad = pick(rng, excluded)
         good = _fresh_lookalike(bad, rng, excluded)
@@ -868,7 +871,7 @@ def _categorical_pair(
         return {"code": good}, good, bad, ("certifications", position)
     if kind == "origin":
         good = record["country_of_origin"]
-        others = [forge.place() for _ in range(rng.randrange(1, 4))]
+        others = [forge.country() for _ in range(rng.randrange(1, 4))]
         allowed = [good, *others]
         rng.shuffle(allowed)
         bad = forge.claim(_fresh_lookalike(good, rng, [*allowed, *forge.used]))
@@ -928,7 +931,7 @@ def _categorical_args(
         rng.shuffle(allowed)
         return {"allowed": allowed}
     if kind == "brand":
-        excluded = [invented_stem(rng) for _ in range(rng.randrange(2, 5))]
+        excluded = [brand(rng) for _ in range(rng.randrange(2, 5))]
         if rng.random() < 0.5:
             excluded[0] = lookalike(record["brand"], rng)
         excluded = [b for b in dict.fromkeys(excluded) if b != record["brand"]]
@@ -939,7 +942,7 @@ def _categorical_args(
     if kind == "certification":
         return {"code": pick(rng, record["certifications"])}
     if kind == "origin":
-        others = [forge.place() for _ in range(rng.randrange(1, 4))]
+        others = [forge.country() for _ in range(rng.randrange(1, 4))]
         if rng.random() < 0.5:
             others[0] = forge.claim(_fresh_lookalike(record["country_of_origin"], rng, list(forge.used)))
         allowed = [record["country_of_origin"], *others]
@@ -1068,7 +1071,7 @@ def _request_types(rng: random.Random, decisive: str, n: int) -> list[str]:
 def build_group(plan: GroupPlan, rng: random.Random, config: FilterMatchConfig) -> Group:
     decisive = plan.variation
     domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     currency = pick(rng, CURRENCIES)
     goods = pick(rng, GOODS[domain.name])
     good = goods.name

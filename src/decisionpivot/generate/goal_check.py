@@ -41,6 +41,9 @@ Version history:
   "subfolders", and grade sheets are "maths_*" (British). The sampling rules are unchanged; in the
   repo_docs setting "docs/reference" sorts after "docs/guides" (where "docs/api" sorted before it), so
   draws over sorted paths, and with them those items' stores and traces, differ from 1.1.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "goal_check"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "After these operations, are all goal conditions satisfied?"
 OPTIONS = (
     Option("yes", "after the trace every goal condition holds"),
@@ -202,6 +205,9 @@ DOMAINS: tuple[StoreDomain, ...] = (
     ),
 )
 DOMAIN_BY_KEY = {d.key: d for d in DOMAINS}
+NAME_DOMAIN = {"lab_data": "healthcare", "shop_invoices": "retail", "school_grades": "education",
+               "clinic_records": "healthcare", "repo_docs": "software"}
+"""Store -> the domain whose region and businesses its names come from (``common/names.py``)."""
 
 # --- wording ------------------------------------------------------------------------------------
 
@@ -660,7 +666,7 @@ def _try_group(
 ) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
     level, li = plan.level, plan.level - 1
     domain = DOMAIN_BY_KEY[plan.params["domain"]]
-    forge = NameForge(rng)
+    forge = NameForge(rng, NAME_DOMAIN[domain.key])
     folders, files = _initial_store(rng, forge, domain, level, config)
     texts = sorted({line for f in files for line in f["lines"]})
     trace = _random_trace(rng, forge, domain, folders, files, config.steps[li], texts)

@@ -4,7 +4,7 @@ Story. A team of an invented organisation wants to install a set of pinned packa
 machine. The state gives the version-ordering conventions (numeric comparison per component, so
 3.10.0 is later than 3.9.9; pre-releases such as 2.0.0rc1 sort before 2.0.0 and are matched by a
 range only when the range names a pre-release; the range operators >=, >, <=, <, ==, !=, ~= and ^
-defined in full), the target environment (an invented runtime such as "Pyrelle 3.11" and a
+defined in full), the target environment (an invented runtime such as "Osprey 3.11" and a
 platform), an invented package index (packages with several versions; per version its dependencies
 with ranges, runtime requirement, supported platforms and declared conflicts) and the proposed pins.
 The set installs cleanly when every dependency of every pinned version is pinned at a version in
@@ -45,6 +45,10 @@ Version history:
   unspellable "Quillet", the index column "requires" instead of "deps", technical teams (no front
   desk installs build tools), no "a adult education organisation", organisation names that suit the
   domain. Pins, pair types and answers are unchanged; the solver reads both the 1.1 and 1.2 tables.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
+  The runtimes are ordinary words ("Osprey", "Gannet", "Kite", "Plover"; 1.2: "Pyrelle", "Kvillet", ...).
 """
 
 from __future__ import annotations
@@ -65,7 +69,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "install_check"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Does the proposed set install cleanly in the target environment?"
 OPTIONS = (
     Option("yes", "every dependency is pinned within its range, every requirement holds and no conflict "
@@ -76,7 +80,7 @@ VARIATIONS = ("version_bound", "missing_pin", "unmet_requirement", "conflict")
 FAILURE_OF = {"version_bound": ("bound",), "missing_pin": ("missing",),
               "unmet_requirement": ("runtime", "platform"), "conflict": ("conflict",)}
 
-RUNTIMES = ("Pyrelle", "Lumora", "Kvillet", "Vostrel")
+RUNTIMES = ("Osprey", "Gannet", "Kite", "Plover")
 """Invented runtime names, all spelt by the syllables of common/names.py (1.1's "Quillet" was not)."""
 PLATFORMS = ("tundra-x64", "mesa-arm64", "fjord-x64", "karst-arm64", "steppe-rv64")
 PRE_TAGS = ("a", "b", "rc")
@@ -483,7 +487,7 @@ def _sample_case(
     rng: random.Random, level: int, variation: str, config: InstallCheckConfig
 ) -> dict[str, Any]:
     domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     org = suited(forge.organisation(), ORG_KINDS[domain.name])
     runtime_name = pick(rng, RUNTIMES)
     env_key = (pick(rng, (3, 3, 3, 2, 4)), rng.randint(8, 13))

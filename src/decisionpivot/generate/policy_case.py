@@ -59,6 +59,9 @@ Version history:
 * 1.1 - text revision (core 1.2): the data-sharing field "Anonymisation", a word the British English
   dictionary lacks, is labelled "Redaction of names"; the purchasing field "Payment terms" is "Payment
   schedule", since a rule reads "the payment terms is milestone" (same values, same rules).
+* 1.2 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "policy_case"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "What does the policy require for this case?"
 OUTCOMES = ("approve", "deny", "escalate")
 OPTIONS = (
@@ -279,6 +282,9 @@ DOMAINS: tuple[PolicyDomain, ...] = (
             _cat("region", "Transfer region", "same country", "same region", "outside region"),
         )),
 )
+NAME_DOMAIN = {"expenses": "logistics", "refunds": "retail", "insurance": "insurance", "premises": "software",
+               "travel": "finance", "leave": "education", "procurement": "hospitality", "data_sharing": "healthcare"}
+"""Policy setting -> the domain whose region and businesses its names come from (``common/names.py``)."""
 DOMAIN_BY_NAME = {d.name: d for d in DOMAINS}
 FIELD_BY_KEY = {d.name: {f.key: f for f in d.fields} for d in DOMAINS}
 MAX_FIELDS = min(len(d.fields) for d in DOMAINS)
@@ -926,7 +932,7 @@ def _resolve_ids(rules: list[Rule], order: list[int], matched: list[bool], excep
 
 def _assemble(rng: random.Random, domain: PolicyDomain, schema: str, fields: list[Field], rules: list[Rule],
               default: str, precedence: dict[str, Any], shared: dict[str, Any]) -> dict[str, Any]:
-    forge = NameForge(rng)
+    forge = NameForge(rng, NAME_DOMAIN[domain.name])
     org = forge.organisation()
     day = dt.date(2026, 1, 5) + dt.timedelta(days=rng.randrange(330))
     submitted = day + dt.timedelta(days=rng.randrange(20, 200))

@@ -60,6 +60,9 @@ Version history:
   lower-case break lowers the first letter ("kV-4821", not "Kv-4821"). Each broken rule has its own
   target record (two near misses on one record could undo each other: a combination twin moving the
   start date away from a date-order edge).
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
 """
 
 from __future__ import annotations
@@ -82,7 +85,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "record_rule"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Which rule does the batch violate?"
 NONE_KEY = "none"
 RULE_TYPES = (
@@ -740,7 +743,7 @@ def _sample_context(
     domain_name = pick(rng, sorted(SCHEMAS))
     schema = SCHEMAS[domain_name]
     domain = DOMAIN_BY_NAME[domain_name]
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain_name)
     others = [t for t in RULE_TYPES if t not in types]
     rng.shuffle(others)
     listed = list(types) + others[: k_rules - len(types)]

@@ -52,6 +52,9 @@ Version history:
   never "For the delivery date, use in 4 days"), "meal plan" for the hotel board, organisation
   names that suit the domain (no "Foundry" runs clinics). Deviation types, balance and answers are
   unchanged; the solver reads both the 1.1 and the 1.2 wording.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "toolcall_valid"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Is the proposed call correct for the request under this schema?"
 OPTIONS = (
     Option("yes", "the call fits the schema, every rule in its descriptions and the request"),
@@ -624,7 +627,7 @@ def _sample_case(
 ) -> dict[str, Any]:
     tool = pick(rng, TOOLS)
     domain = DOMAIN_BY_NAME[tool.domain]
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     org = forge.organisation(tool.domain)
     n = config.properties[level - 1]
     structure = pick(rng, ("flag", "total")) if variation == "description_dependency" else None

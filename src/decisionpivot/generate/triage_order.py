@@ -58,6 +58,9 @@ Version history:
   machines and documents per domain so that only machines stop working and only physical goods
   arrive late ("Development board not working", never "Support plan making a noise"); no article
   before the business ("a adult education firm"). Queues, rules and answers are built as before.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
 """
 
 from __future__ import annotations
@@ -78,7 +81,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "triage_order"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Which waiting case do the rules put at the position asked for in the state?"
 VARIATIONS = ("arrival", "current_time", "deadline", "class", "threshold")
 N_OPTIONS = 5
@@ -359,7 +362,7 @@ def _department(name: str) -> str:
 def _dress(queue: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """Add the setting and wording that do not change the answer: domain, names, summaries, notes."""
     domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     tickets = queue["tickets"]
     summaries: list[str] = []
     while len(summaries) < len(tickets):
