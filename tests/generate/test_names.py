@@ -40,6 +40,8 @@ def test_people_organisations_and_places_come_from_the_domains_region(domain: st
         assert stem in where.family + where.towns and ending in ORG_ENDINGS[domain]
     for _ in range(20):
         assert forge.place() in where.towns and forge.given_name() in where.given
+    stem, form = forge.company().rsplit(" ", 1)
+    assert stem in where.family + where.towns and form == names.LEGAL_FORMS[where.name]
 
 
 def test_every_domain_has_a_region_and_endings_and_no_ending_serves_two_businesses() -> None:
@@ -57,7 +59,7 @@ def test_no_syllable_name_is_shown() -> None:
 
 def _stems_1_2(rng: random.Random, kind: str) -> None:
     """What NameForge took from the stream in 1.2 for one name of ``kind`` (no collision)."""
-    if kind == "organisation":
+    if kind in ("organisation", "company"):
         invented_stem(rng), pick(rng, names.ORG_SUFFIXES)
     elif kind == "person":
         invented_stem(rng, 2), invented_stem(rng, pick(rng, (2, 3)))
@@ -71,7 +73,8 @@ def _stems_1_2(rng: random.Random, kind: str) -> None:
         invented_stem(rng)
 
 
-@pytest.mark.parametrize("kind", ["organisation", "person", "product", "place", "country", "given_name", "word"])
+@pytest.mark.parametrize("kind", ["organisation", "company", "person", "product", "place", "country", "given_name",
+                                  "word"])
 def test_each_name_takes_exactly_the_draws_of_its_1_2_counterpart(kind: str) -> None:
     """Collisions (frequent with lists of a few dozen names) move to the next choice, not to another draw."""
     for seed in range(30):

@@ -240,6 +240,13 @@ ORG_ENDINGS = {
 """Organisation name endings that suit each domain's business; no ending serves two domains. Besides the eight
 domains, ``insurance`` names the insurers of ``policy_case``'s household claims."""
 
+LEGAL_FORMS = {
+    "Netherlands": "B.V.", "Switzerland": "AG", "Sweden": "AB", "United States": "Inc.", "United Kingdom": "Ltd",
+    "Ireland": "Ltd", "Norway": "AS", "Denmark": "A/S",
+}
+"""The legal form a company of each region writes after its name (``Wouters B.V.``, ``Quinn Ltd``): for a party
+whose line of business the case does not say (a customer of an agreement)."""
+
 COUNTRY_LOOKALIKES = (
     ("Austria", "Australia"), ("Slovakia", "Slovenia"), ("Iceland", "Ireland"), ("China", "Chile"),
     ("India", "Indonesia"), ("Taiwan", "Thailand"), ("Latvia", "Lithuania"), ("Romania", "Armenia"),
@@ -465,7 +472,7 @@ NAME_WORDS = frozenset(
     word
     for words in (
         *(r.given + r.family + r.towns for r in REGIONS.values()),
-        *VARIANT_GROUPS, COUNTRIES, BRANDS, PRODUCT_SERIES, WORDS, *ORG_ENDINGS.values(),
+        *VARIANT_GROUPS, COUNTRIES, BRANDS, PRODUCT_SERIES, WORDS, *ORG_ENDINGS.values(), ("Inc", "Ltd"),
     )
     for word in words
 )
@@ -600,6 +607,13 @@ class NameForge:
         return self._fresh(lambda: (invented_stem(self.rng), pick(self.rng, ORG_SUFFIXES)),
                            lambda d, salt: f"{_stem_of(str(d[0]), self.region, salt)} "
                                            f"{_chosen(endings, 'ending', *d, salt)}")
+
+    def company(self) -> str:
+        """``Wouters B.V.``: a family name or town of the region and its legal form (:data:`LEGAL_FORMS`), taking
+        the draws of :meth:`organisation`."""
+        form = LEGAL_FORMS[self.region.name]
+        return self._fresh(lambda: (invented_stem(self.rng), pick(self.rng, ORG_SUFFIXES)),
+                           lambda d, salt: f"{_stem_of(str(d[0]), self.region, salt)} {form}")
 
     def person(self) -> str:
         """``Sanne Bakker``: a given name and a family name of the region."""
