@@ -615,6 +615,15 @@ class NameForge:
         return self._fresh(lambda: (invented_stem(self.rng), pick(self.rng, ORG_SUFFIXES)),
                            lambda d, salt: f"{_stem_of(str(d[0]), self.region, salt)} {form}")
 
+    def client(self, person: bool) -> str:
+        """A customer of the case's business, taking the draws of :meth:`organisation`: a person (``Sanne
+        Bakker``: a patient, shopper, student, guest or household) or a company (``Wouters B.V.``)."""
+        if not person:
+            return self.company()
+        return self._fresh(lambda: (invented_stem(self.rng), pick(self.rng, ORG_SUFFIXES)),
+                           lambda d, salt: f"{_chosen(self.region.given, 'given', *d, salt)} "
+                                           f"{_chosen(self.region.family, 'family', d[0], salt)}")
+
     def person(self) -> str:
         """``Sanne Bakker``: a given name and a family name of the region."""
         return self._fresh(lambda: (invented_stem(self.rng, 2), invented_stem(self.rng, pick(self.rng, (2, 3)))),
