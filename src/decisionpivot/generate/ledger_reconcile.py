@@ -54,7 +54,10 @@ Version history:
   kitchen or stores team reconciling the bank account). Cases and answers are unchanged.
 * 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
   case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
-  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before. Payers and
+  payees are companies with their region's legal form ("Sandberg AB"; 1.2 named them like the firm's own
+  line of business). The question no longer assumes its answer: "Which entry of ledger A, if any, does not
+  reconcile with ledger B?" (1.2: "Which entry ... does not reconcile?" with a "none" option).
 """
 
 from __future__ import annotations
@@ -75,7 +78,9 @@ from decisionpivot.items import Item, Option
 
 NAME = "ledger_reconcile"
 VERSION = "1.3"
-QUESTION = "Which entry of ledger A does not reconcile with ledger B?"
+QUESTION = "Which entry of ledger A, if any, does not reconcile with ledger B?"
+"""1.2 asked "Which entry of ledger A does not reconcile ...?", assuming one fails, over options that include
+"every entry reconciles" (gold for a sixth of the items)."""
 NONE_KEY = "none"
 N_OPTIONS = 5
 VARIATIONS = ("missing_line", "changed_amount", "late_date", "broken_split")
@@ -276,7 +281,7 @@ def _sample_base(rng: random.Random, level: int, config: LedgerReconcileConfig) 
                 "fee": pick(rng, [f for f in FEES_CENTS if f not in [p["fee"] for p in processors]]),
             }
         )
-    parties = [forge.organisation() for _ in range(max(4, n * 2 // 3))]
+    parties = [forge.company() for _ in range(max(4, n * 2 // 3))]  # customers and suppliers: "Sandberg AB"
     used_refs: set[str] = set()
 
     types = (
