@@ -54,7 +54,9 @@ Version history:
   unchanged; the solver reads both the 1.1 and the 1.2 wording.
 * 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
   case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
-  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before. A message
+  asks "I'd like the number of apprentices to be 3." where 1.2 filled in a form ("For the number of
+  apprentices, use 3."); the solver reads both.
 """
 
 from __future__ import annotations
@@ -354,8 +356,10 @@ CALL_HEADINGS = ("Proposed call:", "The assistant proposes this call:", "Call un
 REQUEST_OPENINGS = ("Please {verb} for me.", "Hi, I need to {verb}.", "Could you {verb}?")
 REQUEST_CLOSINGS = ("", "Thank you.", "Thanks!")
 HISTORY_OPENINGS = ("Please {verb}.", "I need to {verb}.")
-CLAUSES = ("{Label}: {phrase}.", "The {label} should be {phrase}.", "For the {label}, use {phrase}.",
+CLAUSES = ("{Label}: {phrase}.", "The {label} should be {phrase}.", "I'd like the {label} to be {phrase}.",
            "Please set the {label} to {phrase}.")
+"""How a message asks for one value. 1.3 replaces 1.2's form-filling "For the number of apprentices, use 3." with
+what a person writes ("I'd like the number of apprentices to be 3.")."""
 BOOL_CLAUSES = (("{Label}: yes.", "{Label}: no."), ("I want {obj}.", "I don't want {obj}."),
                 ("With {obj}, please.", "Without {obj}, please."))
 BOOL_OBJECTS = {
