@@ -657,6 +657,11 @@ class NameForge:
         stays free for :func:`lookalike`."""
         return "" if COUNTRY_TWIN[country] in self.used else country
 
+    def term(self, options: Sequence[str]) -> str:
+        """One of ``options`` (a family's own words: document topics, instruments), taking the draws of
+        :meth:`word`; a term may recur in a case (two folders may hold a "quickstart.md")."""
+        return _chosen(options, "term", invented_stem(self.rng).lower())
+
     def word(self) -> str:
         """``cedar``: an ordinary word for code names, host names and packages."""
         return self._fresh(lambda: (invented_stem(self.rng).lower(),),
