@@ -64,7 +64,10 @@ Version history:
   case differs from 1.0; the semantics, variations and checks are unchanged.
 * 1.2 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
   case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
-  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before; groups carry
+  code-name words ("Harbour Guild"). Requests, grants and deny entries name what is done to files: "Isla asks
+  to read files in /audit/reports" (1.2: "asks to read in /audit/reports"), "may read and share files in
+  /management", "may not delete files in /audit"; the solver and the heuristics read both forms.
 """
 
 from __future__ import annotations
@@ -169,9 +172,9 @@ RULES_DECISION = (
 )
 DECISION_DENY = (", and no deny entry applies", ", and no deny entry applies to it")
 REQUEST_TEMPLATES = (
-    "Access request: {user} asks to {action} in /{folder}.",
-    "Request under review: user {user} wants to {action} in the folder /{folder}.",
-    "{user} has asked for permission to {action} in /{folder}.",
+    "Access request: {user} asks to {action} files in /{folder}.",
+    "Request under review: user {user} wants to {action} files in the folder /{folder}.",
+    "{user} has asked for permission to {action} files in /{folder}.",
 )
 STYLE_CHOICES = {
     "tree": ("paths", "outline"),
@@ -824,7 +827,7 @@ def render(case: dict[str, Any]) -> str:
                                                        for g in r["grants"]))
         else:
             lines.append(f"Role {r['name']}:")
-            lines += [f"  - may {join_words(g['actions'])} in /{g['folder']}" for g in r["grants"]]
+            lines += [f"  - may {join_words(g['actions'])} files in /{g['folder']}" for g in r["grants"]]
     lines += ["", "Roles held by groups:"]
     for h in case["holds"]:
         if style["holds"] == "list":
@@ -837,7 +840,7 @@ def render(case: dict[str, Any]) -> str:
         for d in case["denies"]:
             who = _principal(d["kind"], d["who"])
             if style["denies"] == "may_not":
-                lines.append(f"- {who} may not {d['action']} in /{d['folder']}")
+                lines.append(f"- {who} may not {d['action']} files in /{d['folder']}")
             else:
                 lines.append(f"- deny {d['action']} on /{d['folder']} to {who}")
     request = case["request"]
@@ -926,7 +929,7 @@ _SECTION_HEADS = {
     "Groups and their members:": "groups", "Roles and their grants:": "roles",
     "Roles held by groups:": "holds", "Deny entries:": "denies",
 }
-_REQUEST = re.compile(r"(?:asks to|wants to|permission to) (\w+) in (?:the folder )?(/\S+?)\.$")
+_REQUEST = re.compile(r"(?:asks to|wants to|permission to) (\w+)(?: files)? in (?:the folder )?(/\S+?)\.$")
 _USER_OF_REQUEST = re.compile(r"^(?:Access request: |Request under review: user )?(\w+) ")
 
 
