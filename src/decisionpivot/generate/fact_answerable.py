@@ -36,7 +36,8 @@ Version history:
   1990, listed 1983", 809.7 million EUR from 1,758 students). Figures decide no answer; the draws of 1.2's
   lone figures are still made. A look-alike (``Bruner Clinics`` for ``Brunner Clinics``) takes draws of its
   own, unlike 1.2's one-letter change, so after it a case is drawn anew: 386 of 600 ids keep their group,
-  variation and answer.
+  variation and answer. The reading rule says "a name spelt differently or with another ending" (1.2: "a
+  one-letter or suffix difference"), since a look-alike may differ in two letters ("Kristensen").
 """
 
 from __future__ import annotations
@@ -143,8 +144,8 @@ RULES = (
     (
         "Organisation names must match exactly: a name that differs in any letter or in its suffix is a "
         "different organisation.",
-        "Treat organisations as the same only when their names are identical; a one-letter or suffix "
-        "difference means another organisation.",
+        "Treat organisations as the same only when their names are identical; a name spelt differently or "
+        "with another ending means another organisation.",
     ),
     (
         "A row answers only the kind of question its label is defined for in the glossary; related "
