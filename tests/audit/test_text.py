@@ -88,6 +88,11 @@ def test_syllable_names_are_findings_in_current_items_and_exempt_in_earlier_edit
     current = [Item(**{**item.__dict__, "version": family("log_claim").version}) for item in earlier]
     assert not any(text.syllable_names(item) for item in current)
     assert {f.kind for f in text.text_findings(current)} == {"spelling"}
+    framed = [Item(**{**item.__dict__, "version": "1.0", "extra": {"framing": "plain"}}) for item in earlier]
+    assert all(text.syllable_names(item) for item in framed) and text.text_findings(framed) == []
+    today = editions.module("1.3", "run").draw_family("log_claim", 20261008).items[:4]
+    framed_today = [Item(**{**item.__dict__, "version": "1.1", "extra": {"framing": "plain"}}) for item in today]
+    assert text.text_findings(framed_today) == []  # a suite framed from core 1.3 keeps its names exempt
 
 
 def test_hand_written_names_off_the_list_are_not_exempt() -> None:

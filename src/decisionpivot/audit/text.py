@@ -25,8 +25,10 @@ Invented names and identifiers are exempt by construction, never by a list of ex
   names, towns, brands, countries, code words and organisation endings names are built from, and every
   look-alike spelling of them), compared without regard to case. Items of the earlier editions (core 1.1
   and 1.2, whose generator versions the current families no longer draw) wrote invented names from
-  syllables; for them a word is a name when that name grammar spells it: two or three of its syllables, in
-  lower case, or capitalised with at most one letter changed (names and their look-alikes).
+  syllables; for them, and for framed items (which carry their suite's version, not their core item's), a
+  word is also a name when that name grammar spells it: two or three of its syllables, in lower case, or
+  capitalised with at most one letter changed (names and their look-alikes). A current core item is held to
+  the allow-list alone (:func:`syllable_names`).
 
 A finding names the item, the kind, the text around it and where it is (``state``, ``question``,
 ``option b``). The gate (``dp audit --strict``) fails on any finding.
@@ -189,8 +191,8 @@ _POSSESSIVE = re.compile(r"['’]s$")
 @cache
 def _misspelled_in_token(token: str, syllable_names: bool = False) -> tuple[str, ...]:
     """The words of one whitespace-delimited token that are neither identifiers, names nor in the dictionary
-    (tokens repeat across lines: each distinct one is checked once). Names are the allow-list's words, or with
-    ``syllable_names`` (items of core 1.1 and 1.2) what their name grammar spells."""
+    (tokens repeat across lines: each distinct one is checked once). Names are the allow-list's words, and with
+    ``syllable_names`` (items of core 1.1 and 1.2, framed items) also what the 1.1/1.2 name grammar spells."""
     if _FIELD_NAME.fullmatch(token):  # a field name (``billing:``, ``"enum":``)
         return ()
     out = []
@@ -198,10 +200,9 @@ def _misspelled_in_token(token: str, syllable_names: bool = False) -> tuple[str,
         bare = _POSSESSIVE.sub("", word)
         if len(bare) < 2 or _IDENTIFIER.search(bare):
             continue
-        if syllable_names:
-            if _spelled_by_name_grammar(bare) or known_word(bare) or invented_name(bare):
-                continue
-        elif name_word(bare) or known_word(bare):
+        if name_word(bare) or known_word(bare):
+            continue
+        if syllable_names and (_spelled_by_name_grammar(bare) or invented_name(bare)):
             continue
         out.append(word)
     return tuple(out)
@@ -313,8 +314,12 @@ def _current_versions() -> dict[str, str]:
 
 
 def syllable_names(item: Item) -> bool:
-    """True when ``item`` was drawn by an earlier generator version than the current one of its family (core 1.1
-    and 1.2 items): its names are spelt by the syllable grammar, not taken from the allow-list."""
+    """True when ``item``'s names may be spelt by the 1.1/1.2 syllable grammar: an item drawn by an earlier generator
+    version than the current one of its family (core 1.1 and 1.2), or a framed item of an invariance suite, which
+    carries the suite's version, not its core item's (suite 1.0 frames core 1.2). Only a current core item is held
+    to the allow-list alone."""
+    if item.extra.get("framing") is not None:
+        return True
     current = _current_versions().get(item.family)
     return current is not None and item.version != current
 
