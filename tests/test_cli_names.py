@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from decisionpivot import BENCHMARK_VERSION
 from decisionpivot.cli import DP, main
 from decisionpivot.command_line import verbs
 from decisionpivot.errors import unknown_names
@@ -127,7 +128,7 @@ def test_a_missing_input_folder_is_no_such_folder(argv: list[str], tmp_path: Pat
 def test_a_folder_without_a_manifest_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                              capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    for argv, needle in ((["verify"], "datasets/core/1.2: no such folder (run `dp generate` first)"),
+    for argv, needle in ((["verify"], f"datasets/core/{BENCHMARK_VERSION}: no such folder (run `dp generate` first)"),
                          (["verify", "--items", "."], "MANIFEST.json: no MANIFEST.json")):
         with pytest.raises(SystemExit):
             main(argv)

@@ -8,6 +8,7 @@ from decisionpivot.audit import text
 from decisionpivot.audit.run import AuditLimits, audit_family
 from decisionpivot.generate import editions
 from decisionpivot.generate.common.names import NameForge, lookalike
+from decisionpivot.generate.registry import family
 from decisionpivot.items import Item, Option
 
 
@@ -64,19 +65,39 @@ def test_identifiers_are_exempt_by_their_form() -> None:
     assert text.misspelled(line) == []
 
 
-def test_invented_names_and_their_lookalikes_are_exempt_by_construction() -> None:
+def test_names_and_their_lookalikes_are_exempt_by_the_allow_list() -> None:
     import random
 
     rng = random.Random(5)
-    forge = NameForge(rng)
     for _ in range(300):
+        forge = NameForge(rng, "hospitality")
         for name in (forge.organisation(), forge.person(), forge.place(), lookalike(forge.organisation(), rng)):
             assert text.misspelled(name) == [], name
         assert text.misspelled(forge.word()) == []
 
 
-def test_hand_written_names_the_name_grammar_cannot_spell_are_not_exempt() -> None:
+def test_syllable_names_are_findings_in_current_items_and_exempt_in_earlier_editions() -> None:
+    """Core 1.3 names come from an allow-list (issue #38): a syllable name in a current item is a finding; core 1.1
+    and 1.2 items, drawn by earlier generator versions, keep the name grammar they were written by."""
+    assert text.misspelled("Kvourylk Dvygatluv signed for Zhilkstuk Labs.") == ["Kvourylk", "Dvygatluv",
+                                                                                "Zhilkstuk"]
+    assert text.misspelled("Kvourylk Dvygatluv signed for Zhilkstuk Labs.", syllable_names=True) == []
+    run = editions.module("1.2", "run")
+    earlier = run.draw_family("log_claim", 20261008).items[:4]
+    assert all(text.syllable_names(item) for item in earlier) and text.text_findings(earlier) == []
+    current = [Item(**{**item.__dict__, "version": family("log_claim").version}) for item in earlier]
+    assert not any(text.syllable_names(item) for item in current)
+    assert {f.kind for f in text.text_findings(current)} == {"spelling"}
+    framed = [Item(**{**item.__dict__, "version": "1.0", "extra": {"framing": "plain"}}) for item in earlier]
+    assert all(text.syllable_names(item) for item in framed) and text.text_findings(framed) == []
+    today = editions.module("1.3", "run").draw_family("log_claim", 20261008).items[:4]
+    framed_today = [Item(**{**item.__dict__, "version": "1.1", "extra": {"framing": "plain"}}) for item in today]
+    assert text.text_findings(framed_today) == []  # a suite framed from core 1.3 keeps its names exempt
+
+
+def test_hand_written_names_off_the_list_are_not_exempt() -> None:
     assert text.misspelled("Target runtime: Quillet 3.8.") == ["Quillet"]
+    assert text.misspelled("Target runtime: Quillet 3.8.", syllable_names=True) == ["Quillet"]
     assert not text.invented_name("syllabuss")  # lower case: only what the grammar spells exactly
 
 

@@ -253,3 +253,11 @@ def test_rules_and_intro_read_cleanly() -> None:
         assert "subfolder" not in state
         intro, rules = state.split("\n\n")[:2]
         assert article(intro) == [] and misspelled(rules) == []
+
+
+def test_requests_grants_and_denies_name_what_is_done_to_files() -> None:
+    """Core 1.3 (issue #38): 1.2 wrote "Isla asks to read in /audit/reports" and "may share in /management"."""
+    for item in cached_draw("access_request").items:
+        text = str(item.state)
+        assert not re.search(r"\b(?:read|write|delete|share) in /", text), item.id
+        assert re.search(r"\b(?:read|write|delete|share) files in (?:the folder )?/", text.splitlines()[-1]), item.id

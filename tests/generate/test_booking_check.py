@@ -126,9 +126,11 @@ def test_positive_sits_exactly_at_the_limit_and_negative_one_unit_past() -> None
         elif plan.variation == "hours":
             room = bc._room(pos, pos["request"]["room"])
             if path == "request/start":
-                assert pos["request"]["start"] == room["open"] and neg["request"]["start"] == room["open"] - 1
+                assert pos["request"]["start"] == room["open"]
+                assert neg["request"]["start"] == room["open"] - bc.HOURS_STEP
             else:
-                assert pos["request"]["end"] == room["close"] and neg["request"]["end"] == room["close"] + 1
+                assert pos["request"]["end"] == room["close"]
+                assert neg["request"]["end"] == room["close"] + bc.HOURS_STEP
         elif plan.variation == "equipment" and path.endswith("/count"):
 
             def short(case: dict[str, Any]) -> int:
@@ -254,3 +256,24 @@ def test_sheet_is_kept_by_a_facilities_team_and_dashes_stay_in_tables() -> None:
         assert re.search(r"the ([a-z ]+) team\.$", intro)[1] in bc.KEEPERS  # type: ignore[index]
         assert " a adult" not in intro
         assert "other named attendees: -," not in item.state
+
+
+# --- core 1.3 text revision (issue #38) ----------------------------------------------------------------
+
+
+def test_rooms_open_on_the_hour_or_half_hour_and_hours_pairs_stay_on_that_grid() -> None:
+    """1.2 opened rooms at 08:02 and closed them at 19:03 (drawn to the minute so that an hours negative one minute
+    off showed no odd minute); 1.3 opens them on the half hour and moves the hours negative by half an hour."""
+    assert bc.HOURS_STEP == 30
+    hours = 0
+    for seed in (20261008, 7):
+        for plan, group in built_groups(NAME, seed):
+            for member in group.members:
+                for room in member.case["rooms"]:
+                    assert room["open"] % 30 == 0 and room["close"] % 30 == 0, room
+            if plan.variation == "hours":
+                pos, neg = _members(group)
+                path = next(iter(group.decisive))
+                assert _at(pos, path) % 30 == 0 and _at(neg, path) % 30 == 0
+                hours += 1
+    assert hours >= 70

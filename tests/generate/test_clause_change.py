@@ -225,8 +225,44 @@ def test_the_customer_places_orders_and_holds_events() -> None:
     for _plan, group in built_groups(C.NAME):
         case = group.members[0].case
         if case["topic"] in ("order", "deposit", "guests", "lead", "term", "outage", "loan"):
-            customer = re.search(r"(?:with|and) ([A-Z][a-z]+ [A-Z][a-z]+) \(customer\)|^[A-Z][a-z]+ [A-Z][a-z]+ and "
-                                 r"([A-Z][a-z]+ [A-Z][a-z]+) are revising", case["intro"])
+            customer = re.search(r"(?:with|and) ([A-Z][a-z]+ [A-Za-z./]+) \(customer\)|^[A-Z][a-z]+ [A-Z][a-z]+ and "
+                                 r"([A-Z][a-z]+ [A-Za-z./]+) are revising", case["intro"])
             assert customer is not None, case["intro"]
             named = case["point"] + case["fact"]["context"]
             assert (customer.group(1) or customer.group(2)) in named, (case["intro"], named)
+
+
+# --- core 1.3 text revision (issue #38) ----------------------------------------------------------------
+
+
+def test_the_question_names_every_option_and_presupposes_no_difference() -> None:
+    """1.2 asked the yes/no "Does the change between the two versions alter the answer ...?" over three options, and
+    "same" is right for a third of the items."""
+    assert {item.question for item in cached_draw(C.NAME).items} == {C.QUESTION}
+    assert C.QUESTION.endswith("?") and not C.QUESTION.startswith(("Does the change", "How does"))
+    assert "same" in C.QUESTION and "only one" in C.QUESTION and "alter" not in C.QUESTION
+
+
+def test_parties_read_as_companies_of_their_region() -> None:
+    from decisionpivot.generate.common.names import LEGAL_FORMS, ORG_ENDINGS, region
+
+    for _plan, group in built_groups(C.NAME):
+        case = group.members[0].case
+        intro = case["intro"]
+        provider = (re.search(r"([A-Z][a-z]+ [A-Za-z]+) \(provider\)", intro)
+                    or re.search(r"^([A-Z][a-z]+ [A-Za-z]+) and .* are revising", intro))
+        assert provider is not None, intro
+        _stem, ending = provider.group(1).split(" ")
+        assert ending in ORG_ENDINGS[case["domain"]], intro
+        assert f" {LEGAL_FORMS[region(case['domain']).name]}" in intro, intro
+
+
+def test_conventional_figures_and_no_goods_in_a_credit_agreement() -> None:
+    for item in cached_draw(C.NAME).items:
+        text = str(item.state)
+        for days in re.findall(r"Invoices are payable within (\d+) days|Payment is due (\d+) days", text):
+            assert int(days[0] or days[1]) in (15, 30, 45, 60), item.id
+        for days in re.findall(r"with (\d+) days' warning|after (\d+) days' warning", text):
+            assert int(days[0] or days[1]) in (7, 14, 21, 28), item.id
+        if item.domain == "finance":
+            assert not re.search(r"card reader|PIN pad|cash counter|payment terminal|carries a warranty", text)

@@ -54,3 +54,31 @@ def test_briefing_question_names_each_organisation_once() -> None:
 
 def test_solver_agrees_on_release_items() -> None:
     assert all(solve(item) == item.answer for item in cached_draw(NAME).items)
+
+
+def test_the_figures_of_one_organisation_belong_together() -> None:
+    """Core 1.3 (issue #38): 1.2 drew every figure alone ("founded 1990, listed 1983"; an adult-education body with
+    809.7 million EUR revenue and 1,758 students). Every row about an organisation now comes from one profile."""
+    from collections import defaultdict
+
+    from decisionpivot.generate.fact_answerable import SCALE
+
+    checked = 0
+    for seed in (20261008, 7):
+        for item in cached_draw(NAME, seed).items:
+            facts: dict[str, dict[str, str]] = defaultdict(dict)
+            for line in str(item.state).splitlines():
+                cells = [c.strip() for c in line.strip("|").split("|")]
+                if len(cells) == 3 and line.startswith("|"):
+                    facts[cells[0]][cells[1]] = cells[2]
+            for org, rows in facts.items():
+                if "Founded" in rows and "Listed" in rows:
+                    assert int(rows["Listed"]) > int(rows["Founded"]), (item.id, org)
+                    checked += 1
+                if "Employees" in rows and "Revenue (last fiscal year)" in rows:
+                    staff = int(rows["Employees"].replace(",", ""))
+                    revenue = float(rows["Revenue (last fiscal year)"].split()[0].replace(",", "")) * 1e6
+                    low, high = SCALE[item.domain][1]
+                    assert 0.9 * low <= revenue / staff <= 1.1 * high, (item.id, org, rows)
+                    checked += 1
+    assert checked > 50

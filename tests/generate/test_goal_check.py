@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections import Counter, defaultdict
 from typing import Any
 
@@ -206,3 +207,17 @@ def test_solver_reads_the_old_and_new_folder_command() -> None:
 
     assert _step("3. mkdir docs/reference") == ("mkdir", ["docs/reference"], None)
     assert _step("3. make-folder docs/reference") == ("mkdir", ["docs/reference"], None)
+
+
+# --- core 1.3 text revision (issue #38) ----------------------------------------------------------------
+
+
+def test_files_are_named_as_their_setting_names_them_and_the_text_speaks_of_files() -> None:
+    """1.2: "Store at the start:", "bring ... into a goal state", "kvoulk_protocol.md"."""
+    for item in cached_draw("goal_check").items:
+        text = str(item.state)
+        assert gc.START_HEADING in text and "Store at the start" not in text and "goal state" not in text
+        for name in re.findall(r"([a-z]+)_protocol\.md", text):
+            assert name in gc.PROTOCOLS, name
+        for product in re.findall(r"applies to: ([A-Za-z]+) ", text):
+            assert product in gc.PRODUCTS, product

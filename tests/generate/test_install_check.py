@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter, defaultdict
 
@@ -215,11 +216,13 @@ def test_level_counts_follow_the_config() -> None:
 # --- 1.2 text revision ----------------------------------------------------------------------------------
 
 
-def test_runtime_names_are_spelt_by_the_name_grammar() -> None:
-    from decisionpivot.audit.text import invented_name
+def test_runtime_names_are_ordinary_words() -> None:
+    """1.2 spelt them by the syllable grammar ("Kvillet"); 1.3 names an invented runtime with a word a reader
+    knows (issue #38)."""
+    from decisionpivot.audit.text import known_word
 
-    assert "Quillet" not in ic.RUNTIMES
-    assert all(invented_name(name) for name in ic.RUNTIMES)
+    assert "Quillet" not in ic.RUNTIMES and "Kvillet" not in ic.RUNTIMES
+    assert all(known_word(name) for name in ic.RUNTIMES)
 
 
 def test_index_table_says_requires_not_deps() -> None:
@@ -235,3 +238,21 @@ def test_teams_are_technical_and_articles_agree() -> None:
         assert "a adult" not in first and "a hotels" not in first, first
         for team in ("front desk", "kitchen", "radiology", "housekeeping", "marketing"):
             assert f"{team} team" not in first, first
+
+
+# --- core 1.3 text revision (issue #38) ----------------------------------------------------------------
+
+
+def test_no_range_names_one_version_as_floor_and_ceiling() -> None:
+    """1.2 wrote ">=3.1.0,<=3.1.0"; one version is "==3.1.0"."""
+    found = 0
+    for seed in (20261008, 7):
+        for item in cached_draw(ic.NAME, seed).items:
+            for floor, ceiling in re.findall(r">=([0-9][0-9a-z.]*),<=([0-9][0-9a-z.]*)", str(item.state)):
+                assert floor != ceiling, item.id
+                found += 1
+    assert found > 50
+
+
+def test_platforms_are_named_as_build_tools_name_them() -> None:
+    assert all(re.fullmatch(r"(linux|windows|macos)-(x64|arm64|riscv64)", p) for p in ic.PLATFORMS)

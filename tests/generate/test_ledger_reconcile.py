@@ -210,3 +210,15 @@ def test_text_revision_1_2() -> None:
     assert all("Payer or payee" in s for s in states)
     assert not any("a adult" in s for s in states)
     assert any("an adult education firm" in s for s in states)
+
+
+def test_text_revision_core_1_3() -> None:
+    """The question leaves room for its "none" option (1.2 asked which entry "does not reconcile"), and payers and
+    payees are companies with their region's legal form, not namesakes of the firm's own business."""
+    from decisionpivot.generate import ledger_reconcile as lr
+    from decisionpivot.generate.common.names import LEGAL_FORMS, region
+
+    assert "if any" in lr.QUESTION
+    for item in cached_draw(lr.NAME).items:
+        assert item.question == lr.QUESTION and "none" in item.option_keys
+        assert f" {LEGAL_FORMS[region(item.domain).name]}" in str(item.state), item.id

@@ -110,7 +110,7 @@ def test_members_differ_only_in_record_lines_of_the_rendered_state() -> None:
             changed = [(a, b) for a, b in zip(base, lines, strict=True) if a != b]
             assert 1 <= len(changed) <= 2
             for a, b in changed:
-                assert re.match(r"^(- |\| )?[A-Z][A-Za-z ]+(: | \| )", a), a
+                assert re.match(r"^(- |\| )?[A-Z][A-Za-z' ]+(: | \| )", a), a
                 assert a.split(":")[0] == b.split(":")[0] or a.split(" | ")[0] == b.split(" | ")[0]
             ratio = difflib.SequenceMatcher(a=base, b=lines, autojunk=False).ratio()
             assert ratio > 0.9
@@ -268,3 +268,62 @@ def test_text_revision_1_1() -> None:
     assert any("Redaction of names" in s for s in states)
     assert not any("payment terms is" in s for s in states)
     assert any("the payment schedule is" in s for s in states)
+
+
+# --- core 1.3 text revision (issue #38) ----------------------------------------------------------------
+
+
+def test_values_take_their_article_in_the_rules() -> None:
+    """1.2 wrote "the entry day is public holiday", "unless the entry day is weekday", "the zone is not server room"."""
+    from decisionpivot.generate.policy_case import DOMAINS
+
+    states = [str(i.state) for seed in (20261008, 7) for i in cached_draw(NAME, seed).items]
+    rules = "\n".join(line for s in states for line in s.splitlines() if re.match(r"\d+\. ", line))
+    bare = []
+    for domain in DOMAINS:
+        for field in domain.fields:
+            for value, article in zip(field.values, field.articles, strict=False):
+                if article:
+                    bare += re.findall(rf"the {re.escape(field.label.lower())} is (?:not |anything other than )?"
+                                       rf"{re.escape(value)}\b", rules)
+    assert bare == []
+    for wanted in ("the entry day is a public holiday", "the entry day is a weekday", "the zone is not the server room",
+                   "the property is an apartment"):
+        assert wanted in rules, wanted
+
+
+def test_money_and_large_count_thresholds_are_round_and_the_boundary_stays_exact(built: list) -> None:
+    """1.2 set limits such as 11,647.10 CHF and 628.99 GBP, worked back from the record; 1.3 writes round sums, and
+    the decisive record value sits one cent (or one unit) beyond them."""
+    from decisionpivot.generate.common.numbers import round_step
+    from decisionpivot.generate.policy_case import FIELD_BY_KEY
+
+    money = 0
+    for group in built:
+        case = group.members[0].case
+        fields = FIELD_BY_KEY[case["domain"]]
+        for rule in case["rules"]:
+            for atom in [*rule["conds"], *([rule["exc"]] if rule["exc"] else [])]:
+                field = fields[atom["field"]]
+                if field.kind == "money" or (field.kind == "count" and atom["value"] >= 1000):
+                    assert atom["value"] % round_step(atom["value"]) == 0, (field.label, atom["value"])
+                    money += field.kind == "money"
+    assert money >= 150
+
+
+def test_exceptions_read_with_their_rule() -> None:
+    """No "deny the access request ... except where the safety induction is outstanding", no "approve the claim
+    unless the receipt is attached": on a two-valued state field an exception lifts an approval for the unfavourable
+    value and a refusal for the favourable one."""
+    from decisionpivot.generate.policy_case import FIELD_BY_KEY, _sensible
+    from decisionpivot.generate.run import draw_groups
+
+    checked = 0
+    for seed in (20261008, 7):
+        for _, group in draw_groups(NAME, seed):
+            case = group.members[0].case
+            for rule in case["rules"]:
+                if rule["exc"] is not None and FIELD_BY_KEY[case["domain"]][rule["exc"]["field"]].favourable:
+                    assert _sensible(rule["exc"], rule["outcome"], FIELD_BY_KEY[case["domain"]]), rule
+                    checked += 1
+    assert checked >= 200

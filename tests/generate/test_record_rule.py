@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 from collections import Counter, defaultdict
 
 import pytest
@@ -257,3 +258,32 @@ def test_export_date_after_every_record_date() -> None:
 def test_an_before_vowel_business() -> None:
     states = [i.state for i in cached_draw(NAME).items if "adult education organisation" in str(i.state)]
     assert states and all("a adult" not in str(s) for s in states)
+
+
+# --- core 1.3 text revision (issue #38) ----------------------------------------------------------------
+
+
+def test_a_note_is_about_one_thing_and_vat_is_a_real_rate() -> None:
+    """1.2: "Get well soon. Congratulations!", "Legal fees. Car lease.", "Rent for March." on a loan record, and VAT
+    anywhere from 0.7% to 23.8% of the net price in one retailer's batch."""
+    from decisionpivot.generate import record_rule as rr
+
+    notes = vat = 0
+    for seed in (20261008, 7):
+        for _plan, group in built_groups("record_rule", seed):
+            case = group.members[0].case
+            domain = case["domain"]
+            field = dict(zip(case["roles"], case["fields"], strict=True))
+            for member in group.members:
+                for record in member.case["records"]:
+                    note = record.get(field.get("note", ""), "")
+                    if domain in rr.ADDED_PHRASES and note:
+                        parts = re.split(r"(?<=[.!]) ", note)
+                        assert all(p in rr.ADDED_PHRASES[domain] for p in parts[1:]), note
+                        assert "Rent" not in note and "Membership" not in note
+                        notes += 1
+                    if domain == "retail" and field.get("net") in record:
+                        net, tax = rr._cents(record[field["net"]]), rr._cents(record[field["tax"]])
+                        assert any(tax == net * r // 100 for r in rr.VAT_RATES) or member.variation, record
+                        vat += 1
+    assert notes > 500 and vat > 100

@@ -249,3 +249,12 @@ def test_counts_of_one_take_the_singular() -> None:
     for item in cached_draw(NAME).items:
         assert isinstance(item.state, str)
         assert " 1 days" not in item.state and " 1 minutes" not in item.state, item.id
+
+
+def test_messages_ask_as_people_write() -> None:
+    """Core 1.3 (issue #38): 1.2 wrote messages as filled-in forms, "For the number of apprentices, use 3."."""
+    asked = 0
+    for item in cached_draw(NAME).items:
+        assert ", use " not in str(item.state), item.id
+        asked += "I'd like the " in str(item.state)
+    assert asked > 100

@@ -212,3 +212,38 @@ def test_only_machines_break_and_only_goods_of_the_domain_appear() -> None:
                 if text.endswith(tail):
                     assert text.removesuffix(tail).lower() in {m.lower() for m in setting.machines}, text
             assert "support plan" not in text.lower() and "making a noise" not in text
+
+
+# --- core 1.3 text revision (issue #38) ----------------------------------------------------------------
+
+
+def test_the_question_speaks_as_the_writer_would() -> None:
+    """1.2 asked for "the position asked for in the state": "state" is the benchmark's word."""
+    from decisionpivot.generate import triage_order as to
+
+    assert "state" not in to.QUESTION.lower()
+    assert {item.question for item in cached_draw("triage_order").items} == {to.QUESTION}
+
+
+def test_summaries_are_the_customers_and_customers_fit_the_desk() -> None:
+    """1.2 had "Facilities cannot open a course certificate" and academies queueing at student services."""
+    from decisionpivot.generate import triage_order as to
+    from decisionpivot.generate.common.domains import DOMAIN_BY_NAME
+    from decisionpivot.generate.common.names import LEGAL_FORMS, region
+
+    for seed in (20261008, 7):
+        for item in cached_draw("triage_order", seed).items:
+            text = str(item.state)
+            setting = to.SETTINGS[item.domain]
+            departments = DOMAIN_BY_NAME[item.domain].departments
+            for option in item.options:
+                said = option.meaning.lower()
+                assert not any(said.startswith((f"{d} asks", f"{d} cannot", f"the {d} asks", f"the {d} cannot"))
+                               or said == f"complaint about {d}" for d in departments), option.meaning
+                assert "archive" not in option.meaning
+            form = LEGAL_FORMS[region(item.domain).name]
+            if setting.people:
+                assert f" {form} " not in text and f" {form}\n" not in text, item.id
+                assert setting.customer in text.lower(), item.id
+            else:
+                assert f" {form}" in text, item.id

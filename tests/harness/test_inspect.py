@@ -25,6 +25,7 @@ from inspect_ai.log import EvalError, read_eval_log, write_eval_log
 from inspect_ai.model import get_model
 from inspect_ai.solver import generate, system_message
 
+from decisionpivot import BENCHMARK_VERSION
 from decisionpivot.cli import main
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.harness.inspect_import import import_inspect_log
@@ -93,7 +94,7 @@ def test_inspect_eval_imports_to_dp_evaluates_answers_and_scores_the_same(
     assert sum("p" in r for r in imported.values()) > 300 and sum("error" in r for r in imported.values()) > 100
     meta = json.loads((runs / "inspected" / "policy_case.meta.json").read_text())
     assert meta["kind"] == "inspect" and meta["readout"] == "chat/verbalised"
-    assert meta["items_check"] == "released core 1.2" and meta["answers"] + meta["errors"] == 600
+    assert meta["items_check"] == f"released core {BENCHMARK_VERSION}" and meta["answers"] + meta["errors"] == 600
     assert meta["harness"]["name"] == "inspect_ai" and meta["harness"]["version"]
     [entry] = meta["harness"]["logs"]
     assert entry["task"] == "decisionpivot/policy_case" and entry["status"] == "success" and entry["eval_id"]

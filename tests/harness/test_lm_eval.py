@@ -27,6 +27,7 @@ import transformers
 import yaml
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
+from decisionpivot import BENCHMARK_VERSION
 from decisionpivot.cli import main
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.prompt import SYSTEM_MESSAGE
@@ -128,7 +129,7 @@ def test_export_writes_a_task_per_family_and_the_two_groups(exported: Path, rele
     assert all(d["choices"][d["gold"]] == i.answer and d["system_message"] == SYSTEM_MESSAGE
                for d, i in zip(docs, items, strict=True))
     marker = json.loads((exported / MARKER).read_text())
-    assert marker["tasks"]["policy_case"]["items_check"] == "released core 1.2"
+    assert marker["tasks"]["policy_case"]["items_check"] == f"released core {BENCHMARK_VERSION}"
 
 
 def test_export_refuses_a_foreign_folder_and_refreshes_its_own(tmp_path: Path, release_items: Path) -> None:

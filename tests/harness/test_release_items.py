@@ -17,7 +17,7 @@ def test_each_item_is_identified_by_the_hash_of_its_line(release_items: Path) ->
     task = release_tasks(release_items, ["policy_case"])["policy_case"]
     lines = (release_items / "policy_case.jsonl").read_bytes().splitlines()
     assert [item_sha256(i) for i in task.items] == [hashlib.sha256(line).hexdigest() for line in lines]
-    assert task.check == "released core 1.2" and len(task.items) == 600
+    assert task.check == f"released core {BENCHMARK_VERSION}" and len(task.items) == 600
 
 
 def test_a_changed_items_file_is_refused(tmp_path: Path, release_items: Path) -> None:
@@ -39,6 +39,6 @@ def test_without_a_folder_the_release_items_are_drawn_first(tmp_path: Path, rele
     folder = ensure_release_items(None)
     assert folder == Path("datasets") / "core" / BENCHMARK_VERSION
     assert "generating the release core items first" in capsys.readouterr().err
-    assert release_tasks(folder, ["policy_case"])["policy_case"].check == "released core 1.2"
+    assert release_tasks(folder, ["policy_case"])["policy_case"].check == f"released core {BENCHMARK_VERSION}"
     assert (folder / "policy_case.jsonl").read_bytes() == (release_items / "policy_case.jsonl").read_bytes()
     assert ensure_release_items(None) == folder and capsys.readouterr().err == ""  # drawn once

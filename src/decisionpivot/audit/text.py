@@ -21,9 +21,14 @@ Invented names and identifiers are exempt by construction, never by a list of ex
   (``INV-1014.txt``, ``line_id``, ``>=2.0``), a token with two capitals or an inner capital
   (``SEK``, ``MWh``), a field name (a lowercase word written right before a colon, ``billing:``,
   ``"enum":``), or a key of a structured state;
-* an invented name is a word the name generator of ``generate/common/names.py`` can spell: two or
-  three of its syllables, in lower case as it writes invented words, or capitalised with at most one
-  letter changed (names and their look-alikes).
+* a name is a word on the allow-list of ``generate/common/names.py`` (``NAME_WORDS``: the given and family
+  names, towns, brands, countries, code words and organisation endings names are built from, and every
+  look-alike spelling of them), compared without regard to case. Items of the earlier editions (core 1.1
+  and 1.2, whose generator versions the current families no longer draw) wrote invented names from
+  syllables; for them, and for framed items (which carry their suite's version, not their core item's), a
+  word is also a name when that name grammar spells it: two or three of its syllables, in lower case, or
+  capitalised with at most one letter changed (names and their look-alikes). A current core item is held to
+  the allow-list alone (:func:`syllable_names`).
 
 A finding names the item, the kind, the text around it and where it is (``state``, ``question``,
 ``option b``). The gate (``dp audit --strict``) fails on any finding.
@@ -33,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -106,25 +111,47 @@ def known_word(word: str) -> bool:
 
 
 @cache
-def _invented_name_pattern() -> re.Pattern[str]:
-    from decisionpivot.generate.common import names
+def _name_words() -> frozenset[str]:
+    """The allow-list of the current generators' names, lower-cased."""
+    from decisionpivot.generate.common.names import NAME_WORDS
 
+    return frozenset(word.lower() for word in NAME_WORDS)
+
+
+def name_word(word: str) -> bool:
+    """True when ``word`` is on the current generators' allow-list of name parts (any case)."""
+    return word.lower() in _name_words()
+
+
+SYLLABLE_ONSETS = (
+    "b", "br", "d", "dr", "f", "g", "gr", "h", "k", "kr", "l", "m", "n", "p", "pr", "r",
+    "s", "sk", "st", "t", "tr", "v", "z", "zh", "y", "j", "kv", "sv", "dv", "tl",
+)
+SYLLABLE_NUCLEI = ("a", "e", "i", "o", "u", "ae", "ei", "ou", "y")
+SYLLABLE_CODAS = ("n", "m", "r", "l", "s", "k", "t", "x", "rn", "lk", "sk", "v", "z")
+"""The syllables core 1.1 and 1.2 built invented names from (their ``generate/common/names.py``): what the check
+exempts in those editions' items only."""
+
+
+@cache
+def _invented_name_pattern() -> re.Pattern[str]:
     def alternatives(parts: Sequence[str]) -> str:
         return "|".join(sorted({p for p in parts if p}, key=lambda p: (-len(p), p)))
 
-    syllable = f"(?:{alternatives(names.ONSETS)})(?:{alternatives(names.NUCLEI)})(?:{alternatives(names.CODAS)})?"
+    syllable = (f"(?:{alternatives(SYLLABLE_ONSETS)})(?:{alternatives(SYLLABLE_NUCLEI)})"
+                f"(?:{alternatives(SYLLABLE_CODAS)})?")
     return re.compile(f"(?:{syllable}){{2,3}}")
 
 
 def _spelled_by_name_grammar(word: str) -> bool:
-    """True when the name generator spells ``word`` exactly (lower case or capitalised): the cheap part of
+    """True when the 1.1/1.2 name grammar spells ``word`` exactly (lower case or capitalised): the cheap part of
     :func:`invented_name`, tried before the dictionary, which is slowest on the words it does not know."""
     return word.isalpha() and word[1:].islower() and bool(_invented_name_pattern().fullmatch(word.lower()))
 
 
 @cache
 def invented_name(word: str) -> bool:
-    """True when the name generator can spell ``word``: lower case as it makes it (``NameForge.word``), or
+    """True when the 1.1/1.2 name grammar can spell ``word``: lower case as it made it (``NameForge.word``), or
     capitalised with at most one letter changed (names and their look-alikes)."""
     if not (word.isalpha() and word[1:].islower()):
         return False
@@ -162,24 +189,29 @@ _POSSESSIVE = re.compile(r"['’]s$")
 
 
 @cache
-def _misspelled_in_token(token: str) -> tuple[str, ...]:
-    """The words of one whitespace-delimited token that are neither identifiers, invented names nor in the
-    dictionary (tokens repeat across lines: each distinct one is checked once)."""
+def _misspelled_in_token(token: str, syllable_names: bool = False) -> tuple[str, ...]:
+    """The words of one whitespace-delimited token that are neither identifiers, names nor in the dictionary
+    (tokens repeat across lines: each distinct one is checked once). Names are the allow-list's words, and with
+    ``syllable_names`` (items of core 1.1 and 1.2, framed items) also what the 1.1/1.2 name grammar spells."""
     if _FIELD_NAME.fullmatch(token):  # a field name (``billing:``, ``"enum":``)
         return ()
     out = []
     for word in _words_to_check(token):
         bare = _POSSESSIVE.sub("", word)
-        if (len(bare) < 2 or _IDENTIFIER.search(bare) or _spelled_by_name_grammar(bare) or known_word(bare)
-                or invented_name(bare)):
+        if len(bare) < 2 or _IDENTIFIER.search(bare):
+            continue
+        if name_word(bare) or known_word(bare):
+            continue
+        if syllable_names and (_spelled_by_name_grammar(bare) or invented_name(bare)):
             continue
         out.append(word)
     return tuple(out)
 
 
-def misspelled(text: str) -> list[str]:
-    """Words of ``text`` that are neither identifiers, invented names nor in the dictionary."""
-    return [word for token in _TOKEN.findall(text) for word in _misspelled_in_token(token)]
+def misspelled(text: str, syllable_names: bool = False) -> list[str]:
+    """Words of ``text`` that are neither identifiers, names nor in the dictionary (``syllable_names``: the names
+    of core 1.1 and 1.2 items, see :func:`_misspelled_in_token`)."""
+    return [word for token in _TOKEN.findall(text) for word in _misspelled_in_token(token, syllable_names)]
 
 
 _DOUBLED = re.compile(r"\b([A-Za-z]+(?: [A-Za-z]+)?) \1\b", re.IGNORECASE)
@@ -265,9 +297,31 @@ def _sentence_start(text: str, at: int) -> bool:
     return not before or before[-1] in ".!?:\n"
 
 
-CHECKS = {"doubled": doubled, "agreement": agreement, "article": article, "spelling": misspelled,
-          "grammar": grammar}
+CHECKS: dict[str, Callable[[str], list[str]]] = {
+    "doubled": doubled, "agreement": agreement, "article": article, "spelling": misspelled, "grammar": grammar}
 """Kind -> check; every check returns the offending spans of one text."""
+
+
+def _syllable_spelling(text: str) -> list[str]:
+    return misspelled(text, syllable_names=True)
+
+
+@cache
+def _current_versions() -> dict[str, str]:
+    from decisionpivot.generate.registry import families
+
+    return {spec.name: spec.version for spec in families()}
+
+
+def syllable_names(item: Item) -> bool:
+    """True when ``item``'s names may be spelt by the 1.1/1.2 syllable grammar: an item drawn by an earlier generator
+    version than the current one of its family (core 1.1 and 1.2), or a framed item of an invariance suite, which
+    carries the suite's version, not its core item's (suite 1.0 frames core 1.2). Only a current core item is held
+    to the allow-list alone."""
+    if item.extra.get("framing") is not None:
+        return True
+    current = _current_versions().get(item.family)
+    return current is not None and item.version != current
 
 
 def reader_texts(item: Item) -> Iterator[tuple[str, str]]:
@@ -282,9 +336,11 @@ def reader_texts(item: Item) -> Iterator[tuple[str, str]]:
         yield f"option {option.key}", option.meaning
 
 
-def line_findings(line: str) -> list[tuple[str, str]]:
-    """``(kind, span)`` of every defect of one line, by kind in :data:`CHECKS` order."""
-    return [(kind, span) for kind, check in CHECKS.items() for span in check(line)]
+def line_findings(line: str, syllable_names: bool = False) -> list[tuple[str, str]]:
+    """``(kind, span)`` of every defect of one line, by kind in :data:`CHECKS` order (``syllable_names``: of an item
+    of core 1.1 or 1.2)."""
+    checks = {**CHECKS, "spelling": _syllable_spelling} if syllable_names else CHECKS
+    return [(kind, span) for kind, check in checks.items() for span in check(line)]
 
 
 def text_findings(items: Sequence[Item]) -> list[TextFinding]:
@@ -293,13 +349,14 @@ def text_findings(items: Sequence[Item]) -> list[TextFinding]:
     Generated items repeat many lines (the 7,800 items of core 1.2 have 457,000 lines, 114,000 of them
     distinct), so each distinct line is checked once."""
     findings = []
-    checked: dict[str, list[tuple[str, str]]] = {}
+    checked: dict[tuple[str, bool], list[tuple[str, str]]] = {}
     for item in items:
+        legacy = syllable_names(item)
         for where, text in reader_texts(item):
             for line in text.split("\n"):
-                found = checked.get(line)
+                found = checked.get((line, legacy))
                 if found is None:
-                    found = checked[line] = line_findings(line)
+                    found = checked[line, legacy] = line_findings(line, legacy)
                 findings.extend(TextFinding(item.id, kind, span, where) for kind, span in found)
     return findings
 

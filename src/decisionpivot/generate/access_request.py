@@ -62,6 +62,12 @@ Version history:
   plurals ("syllabuses", not "syllabuss"); the rules say "folders below it" instead of "subfolders";
   the intro writes "an adult education firm". Trees are drawn from the new lists, so every item's
   case differs from 1.0; the semantics, variations and checks are unchanged.
+* 1.2 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before; groups carry
+  code-name words ("Harbour Guild"). Requests, grants and deny entries name what is done to files: "Isla asks
+  to read files in /audit/reports" (1.2: "asks to read in /audit/reports"), "may read and share files in
+  /management", "may not delete files in /audit"; the solver and the heuristics read both forms.
 """
 
 from __future__ import annotations
@@ -76,14 +82,14 @@ from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAINS, Domain
 from decisionpivot.generate.common.formatting import long_date
-from decisionpivot.generate.common.names import NameForge, invented_stem
+from decisionpivot.generate.common.names import NameForge, code_word, drawn_organisation
 from decisionpivot.generate.common.wording import a_or_an, join_words, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "access_request"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Is the request allowed?"
 OPTIONS = (
     Option("yes", "the access rules allow the request"),
@@ -166,9 +172,9 @@ RULES_DECISION = (
 )
 DECISION_DENY = (", and no deny entry applies", ", and no deny entry applies to it")
 REQUEST_TEMPLATES = (
-    "Access request: {user} asks to {action} in /{folder}.",
-    "Request under review: user {user} wants to {action} in the folder /{folder}.",
-    "{user} has asked for permission to {action} in /{folder}.",
+    "Access request: {user} asks to {action} files in /{folder}.",
+    "Request under review: user {user} wants to {action} files in the folder /{folder}.",
+    "{user} has asked for permission to {action} files in /{folder}.",
 )
 STYLE_CHOICES = {
     "tree": ("paths", "outline"),
@@ -369,7 +375,7 @@ def _tree(rng: random.Random, domain: Domain, level: int, config: AccessRequestC
 
 def _group_name(rng: random.Random, forge: NameForge) -> str:
     for _ in range(1000):
-        name = f"{invented_stem(rng, 2)} {pick(rng, GROUP_SUFFIXES)}"
+        name = f"{code_word(rng, 2).capitalize()} {pick(rng, GROUP_SUFFIXES)}"
         if name not in forge.used:
             return forge.claim(name)
     raise RuntimeError("no fresh group name")
@@ -409,7 +415,7 @@ def _sample_case(rng: random.Random, level: int, variation: str,
     """
     i = level - 1
     domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     restricted = config.seals[i] > 0
     folders = _tree(rng, domain, level, config)
     depth = config.depth[i]
@@ -588,7 +594,7 @@ def _sample_case(rng: random.Random, level: int, variation: str,
     rng.shuffle(seals)
     rng.shuffle(denies)
 
-    org = f"{invented_stem(rng)} {pick(rng, ('Labs', 'Works', 'Group', 'Partners', 'Holdings', 'Systems'))}"
+    org = drawn_organisation(rng, domain.name, ('Labs', 'Works', 'Group', 'Partners', 'Holdings', 'Systems'))
     day = long_date(dt.date(2026, 1, 1) + dt.timedelta(days=rng.randrange(330)))
     rules = [pick(rng, RULES_MEMBERSHIP)]
     if level > 1:
@@ -821,7 +827,7 @@ def render(case: dict[str, Any]) -> str:
                                                        for g in r["grants"]))
         else:
             lines.append(f"Role {r['name']}:")
-            lines += [f"  - may {join_words(g['actions'])} in /{g['folder']}" for g in r["grants"]]
+            lines += [f"  - may {join_words(g['actions'])} files in /{g['folder']}" for g in r["grants"]]
     lines += ["", "Roles held by groups:"]
     for h in case["holds"]:
         if style["holds"] == "list":
@@ -834,7 +840,7 @@ def render(case: dict[str, Any]) -> str:
         for d in case["denies"]:
             who = _principal(d["kind"], d["who"])
             if style["denies"] == "may_not":
-                lines.append(f"- {who} may not {d['action']} in /{d['folder']}")
+                lines.append(f"- {who} may not {d['action']} files in /{d['folder']}")
             else:
                 lines.append(f"- deny {d['action']} on /{d['folder']} to {who}")
     request = case["request"]
@@ -923,7 +929,7 @@ _SECTION_HEADS = {
     "Groups and their members:": "groups", "Roles and their grants:": "roles",
     "Roles held by groups:": "holds", "Deny entries:": "denies",
 }
-_REQUEST = re.compile(r"(?:asks to|wants to|permission to) (\w+) in (?:the folder )?(/\S+?)\.$")
+_REQUEST = re.compile(r"(?:asks to|wants to|permission to) (\w+)(?: files)? in (?:the folder )?(/\S+?)\.$")
 _USER_OF_REQUEST = re.compile(r"^(?:Access request: |Request under review: user )?(\w+) ")
 
 

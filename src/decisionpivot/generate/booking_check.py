@@ -24,7 +24,7 @@ the negative member crosses it by one unit, changing one field of the case (the 
   the room one fewer), or an item the room has (the negative an item it lacks, or the room holds
   another item in that slot).
 * ``hours``: the request starts exactly at opening time or ends exactly at closing time; the
-  negative one minute earlier or later.
+  negative half an hour earlier or later (one minute until 1.3, when rooms opened at odd minutes).
 
 Both members share every other booking, including non-decisive bookings placed exactly at a limit
 (a same-room booking exactly N minutes away on the other side, a person's back-to-back booking,
@@ -54,6 +54,12 @@ Version history:
   domain department (a radiology office keeping room bookings, "maintained by front desk"); no
   article before the business ("a adult education organisation"); a booking line with nobody else
   named says "no other named attendees" instead of a dash. Cases and answers are unchanged.
+* 1.4 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before. Rooms open
+  and close on the hour or half hour (07:00-08:30, 17:00-20:00; 1.2: "open 08:02-19:03"), so an hours
+  negative starts half an hour before opening or ends half an hour after closing, on the same grid (1.2: one
+  minute, which with round hours would mark the negative by its odd minute, the leak 1.2 closed).
 """
 
 from __future__ import annotations
@@ -67,14 +73,15 @@ from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAINS
 from decisionpivot.generate.common.formatting import clock, weekday_date
-from decisionpivot.generate.common.names import NameForge, lookalike
+from decisionpivot.generate.common.names import NameForge, has_lookalike, lookalike
+from decisionpivot.generate.common.numbers import on_the_half_hour
 from decisionpivot.generate.common.wording import join_words, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "booking_check"
-VERSION = "1.3"
+VERSION = "1.4"
 QUESTION = "Can the requested booking be confirmed as it stands?"
 OPTIONS = (
     Option("yes", "the request meets every booking convention and can be confirmed as it stands"),
@@ -107,9 +114,14 @@ SINGLE = (
 ROOM_KINDS = ("Room", "Suite", "Studio", "Hall", "Lounge", "Chamber")
 BUFFERS = (5, 8, 10, 12, 15, 20, 25, 30)
 OPENING = (420, 510)
-"""Earliest and latest opening time (minutes after midnight), drawn to the minute."""
+"""Earliest and latest opening time (minutes after midnight), drawn to the minute and moved down to the half hour."""
 CLOSING = (1020, 1200)
-"""Earliest and latest closing time (minutes after midnight), drawn to the minute."""
+"""Earliest and latest closing time (minutes after midnight), drawn to the minute and moved up to the half hour."""
+HOURS_STEP = 30
+"""How far an hours negative starts before opening (ends after closing): one step of the half-hour grid the
+opening hours are on, so both members of an hours pair show a time on the hour or half hour (a negative 1 or 5
+minutes off a round opening time is the only request at :59 or :55 there: bag-of-bigrams probes rose to +5.5
+and +4.5 points on the release; with 30 minutes, +1.2)."""
 
 INTRO = (
     "Room bookings of {org} ({business}), kept by the {keeper} team.",
@@ -462,10 +474,10 @@ def _make_rooms(
             {
                 "name": f"{forge.place()} {pick(rng, ROOM_KINDS)}",
                 "capacity": rng.randint(6, 16 + 8 * level),
-                # to the minute, not on a grid: an hours positive starts (ends) exactly at these times
-                # and its negative one minute off, so grid values would mark the negative
-                "open": rng.randint(*OPENING),
-                "close": rng.randint(*CLOSING),
+                # on the hour or half hour, as rooms are opened (1.2 drew them to the minute, "08:02-19:03", so
+                # that an hours negative one minute off showed no odd minute; it is now 5 minutes off)
+                "open": on_the_half_hour(rng.randint(*OPENING), up=False),
+                "close": on_the_half_hour(rng.randint(*CLOSING), up=True),
                 "equipment": equipment,
                 "reserved_for": pick(rng, depts) if rng.random() < 0.35 else None,
             }
@@ -489,9 +501,12 @@ def _sample_case(
     """The positive case, the decisive path and the negative's value at that path."""
     for _ in range(200):
         try:
-            return _try_case(rng, plan, config)
+            positive, path, neg_value = _try_case(rng, plan, config)
         except _Retry:
             continue
+        if plan.variation == "hours" and failures(_set_path(positive, path, neg_value)) != ["hours"]:
+            continue  # half an hour outside the room's hours, the request met another booking as well
+        return positive, path, neg_value
     raise RuntimeError(f"{NAME}: could not lay out a case for {plan}")
 
 
@@ -501,7 +516,7 @@ def _try_case(
     level, variation, params = plan.level, plan.variation, plan.params
     li = level - 1
     domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     depts = list(domain.departments)
     n_people = rng.randint(*config.people[li])
     dept_of = [depts[i % len(depts)] for i in range(n_people)]
@@ -634,7 +649,7 @@ def _try_case(
             neg_value = (start - 1) if side == "before" else (end + 1)
     elif variation == "hours":
         path = f"request/{params['side']}"
-        neg_value = start - 1 if params["side"] == "start" else end + 1
+        neg_value = start - HOURS_STEP if params["side"] == "start" else end + HOURS_STEP
 
     # attendee count
     if variation == "capacity":
@@ -753,6 +768,8 @@ def _try_case(
         for _ in range(20):
             words = twin_of.split()
             at = rng.randrange(len(words))
+            if not has_lookalike(words[at]):
+                at = len(words) - 1 - at
             candidate = " ".join([*words[:at], lookalike(words[at], rng), *words[at + 1 :]])
             if candidate not in forge.used:
                 twin = forge.claim(candidate)

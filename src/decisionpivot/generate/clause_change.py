@@ -1,4 +1,4 @@
-"""clause_change (layer E): does the change between two versions alter the answer to the point at issue?
+"""clause_change (layer E): do the two versions give the same answer to the point at issue, or only one a yes?
 
 Story. The state holds interpretation rules, two versions (A, the agreement in force, and B, the
 revision) of an invented agreement between two invented organisations, the facts of a case and a
@@ -54,6 +54,17 @@ Version history:
   consent and name contacts (no kitchen or front desk), warranties on hardware (no "support plan"),
   party names that suit their role, and the point at issue names the customer where only the
   customer can be meant (orders, deposits, events, credits). Layout, boundaries and answers unchanged.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took; the provider's name ends in its
+  business ("Hoekstra Freight"), the customer's in its legal form ("Wouters B.V.", "Quinn Ltd"). The
+  question names all three options without presupposing a difference ("Do versions A and B answer the
+  point at issue the same way, or does only one of them answer yes?"; 1.2 asked the yes/no "Does the
+  change between the two versions alter the answer ...?" over same / yes_only_A / yes_only_B). Payment
+  terms are 15, 30, 45 or 60 days and audits need 7, 14, 21 or 28 days' warning (1.2: any day count, "32
+  days", "19 days' warning"); a credit agreement fixes its interest rate where others warrant goods, and
+  its complaints concern statements and schedules (1.2: a card reader in a credit agreement). The limits,
+  placements and answers are drawn as before; the solver never read the question.
 """
 
 from __future__ import annotations
@@ -66,15 +77,17 @@ from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAIN_BY_NAME, DOMAINS
 from decisionpivot.generate.common.formatting import grouped, long_date
-from decisionpivot.generate.common.names import NameForge, suited
+from decisionpivot.generate.common.names import NameForge
 from decisionpivot.generate.common.wording import a_or_an, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "clause_change"
-VERSION = "1.2"
-QUESTION = "Does the change between the two versions alter the answer to the point at issue?"
+VERSION = "1.3"
+QUESTION = "Do versions A and B answer the point at issue the same way, or does only one of them answer yes?"
+"""1.2 asked "Does the change between the two versions alter the answer to the point at issue?", a yes/no question
+over the options same / yes_only_A / yes_only_B; this one names all three without presupposing a difference."""
 OPTIONS = (
     Option("same", "both versions give the same answer to the point at issue"),
     Option("yes_only_A", "only version A answers the point at issue with yes"),
@@ -234,7 +247,7 @@ AGREEMENTS = {
 # Distractor clauses: heading and two wordings; {n} is a figure that may change between versions.
 DISTRACTORS: tuple[tuple[str, tuple[str, str], tuple[int, int, int] | None], ...] = (
     ("Payment terms", ("Invoices are payable within {n} days of the invoice date.",
-                       "Payment is due {n} days after the invoice date."), (14, 60, 1)),
+                       "Payment is due {n} days after the invoice date."), (15, 60, 15)),
     ("Late payment", ("Late payments bear interest of {n} percent per year.",
                       "Interest of {n} percent a year accrues on overdue amounts."), (3, 12, 1)),
     ("Liability", ("Each party's liability is capped at {n} {currency} per year.",
@@ -247,7 +260,7 @@ DISTRACTORS: tuple[tuple[str, tuple[str, str], tuple[int, int, int] | None], ...
     ("Price review", ("Prices may be reviewed once every {n} months.",
                       "A price review may take place at most once in {n} months."), (6, 24, 6)),
     ("Audit", ("Each party may audit the other's {document} records with {n} days' warning.",
-               "An audit of the {document} records may be held after {n} days' warning."), (5, 30, 1)),
+               "An audit of the {document} records may be held after {n} days' warning."), (7, 28, 7)),
     ("Insurance", ("The provider keeps liability insurance of at least {n} {currency}.",
                    "Liability insurance of no less than {n} {currency} is kept by the provider."),
      (100000, 2000000, 50000)),
@@ -282,19 +295,27 @@ DISTRACTORS: tuple[tuple[str, tuple[str, str], tuple[int, int, int] | None], ...
                     "Changes to this agreement must be written and signed by both parties."), None),
 )
 
+OWN_CLAUSES = {
+    ("finance", "Warranty"): ("Fixed rate", ("The interest rate stays fixed for the first {n} months.",
+                                             "For the first {n} months the interest rate does not change.")),
+}
+"""A credit agreement warrants no goods (1.2: "Each card reader supplied under this agreement carries a
+warranty"): its clause with the warranty's figure (6-36 months) fixes the interest rate instead."""
+
 GOODS = {
     "logistics": ("pallet jack", "cargo strap", "shipping crate", "handheld scanner"),
     "healthcare": ("infusion stand", "examination lamp", "wheelchair", "thermometer"),
     "retail": ("kettle", "desk lamp", "storage box", "wool blanket"),
     "software": ("development board", "network switch", "server rack", "laptop"),
-    "finance": ("card reader", "cash counter", "PIN pad", "payment terminal"),
+    "finance": ("loan statement", "repayment schedule", "account statement", "direct debit"),
     "education": ("projector", "lab kit", "textbook set", "tablet"),
     "energy": ("smart meter", "inverter", "cable drum", "transformer"),
     "hospitality": ("banquet table", "espresso machine", "room safe", "linen set"),
 }
 """Things supplied under each agreement that carry a warranty and draw complaints: the domains' goods,
 except that software supplies hardware here (a warranty on a "support plan" or "license seat" is no
-contract a reader believes) and a PIN is written in capitals."""
+contract a reader believes) and a lender's customers complain about statements and schedules, not about card
+readers (1.3; the lender's warranty clause is :data:`OWN_CLAUSES`)."""
 DOCUMENTS = {
     "logistics": ("waybill", "delivery note"), "healthcare": ("referral", "lab order"),
     "retail": ("purchase order", "delivery note"), "software": ("ticket", "purchase order"),
@@ -312,18 +333,6 @@ DEPARTMENTS = {
 }
 """Departments that consent to subcontracting and name contact persons for an agreement (not a kitchen or
 a front desk)."""
-ORG_KINDS = {
-    "provider": {
-        "logistics": ("Logistics", "Supply", "Networks", "Group"), "healthcare": ("Group", "Partners", "Institute"),
-        "retail": ("Supply", "Trading", "Works"), "software": ("Labs", "Systems", "Networks", "Analytics"),
-        "finance": ("Partners", "Holdings", "Group"), "education": ("Institute", "Collective", "Partners"),
-        "energy": ("Works", "Systems", "Networks", "Group"), "hospitality": ("Group", "Collective", "Holdings"),
-    },
-    "customer": {name: ("Group", "Partners", "Holdings", "Trading", "Cooperative", "Collective", "Studio",
-                        "Works") for name in AGREEMENTS},
-}
-"""Name endings of the two parties: a provider's suits what it provides (1.1 had a "Logistics" firm
-providing training)."""
 
 
 INTRO = (
@@ -481,9 +490,8 @@ def _value(rng: random.Random, placement: str, loose: tuple[int, int], tight: tu
 def _sample_case(rng: random.Random, level: int, loose: str, config: ClauseChangeConfig) -> dict[str, Any]:
     topic = pick(rng, TOPICS)
     domain = DOMAIN_BY_NAME[pick(rng, topic.domains)]
-    forge = NameForge(rng)
-    provider, customer = (suited(forge.organisation(), ORG_KINDS[role][domain.name])
-                          for role in ("provider", "customer"))
+    forge = NameForge(rng, domain.name)
+    provider, customer = forge.organisation(), forge.company()
     party = pick(rng, (provider, customer))
     if topic.key != "notice":  # the customer places orders, pays deposits, holds events, is owed credits
         party = customer
@@ -509,6 +517,7 @@ def _sample_case(rng: random.Random, level: int, loose: str, config: ClauseChang
     clauses: list[dict[str, Any]] = []
     for i in picks:
         heading, variants, figure = DISTRACTORS[i]
+        heading, variants = OWN_CLAUSES.get((domain.name, heading), (heading, variants))
         wording = {"A": rng.randrange(2)}
         wording["B"] = 1 - wording["A"] if i in reworded else wording["A"]
         figures = {"A": None, "B": None}

@@ -35,7 +35,7 @@ from decisionpivot.errors import DecisionPivotError
 ARCHIVE = Path(__file__).with_name("archive")
 """Folder of the archived editions (``core-<version>.zip``)."""
 
-EDITION_COMMITS = {"1.1": "ded7c48"}
+EDITION_COMMITS = {"1.1": "ded7c48", "1.2": "ddbc246"}
 """Core version -> the git commit whose ``src/decisionpivot/generate`` the archive holds."""
 
 

@@ -27,11 +27,23 @@ Version history:
   organisations are compared with "larger" and "both"; a briefing question names each organisation
   once ("the chief executive and the fiscal year end of X", one "for X, ...; for Y, ..." clause per
   organisation when several have several facts). Answers, rows and shortcuts are unchanged.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before. The figures
+  of one organisation belong together (:func:`profile`: staff of the domain's usual size, revenue from the
+  staff at the domain's revenue per employee, sites, fleet, beds, stores, customers, branches, students,
+  capacity and rooms from the staff, the listing after the founding; 1.2 drew every figure alone, "founded
+  1990, listed 1983", 809.7 million EUR from 1,758 students). Figures decide no answer; the draws of 1.2's
+  lone figures are still made. A look-alike (``Bruner Clinics`` for ``Brunner Clinics``) takes draws of its
+  own, unlike 1.2's one-letter change, so after it a case is drawn anew: 386 of 600 ids keep their group,
+  variation and answer. The reading rule says "a name spelt differently or with another ending" (1.2: "a
+  one-letter or suffix difference"), since a look-alike may differ in two letters ("Kristensen").
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import random
 from dataclasses import dataclass
 from itertools import pairwise
@@ -40,13 +52,14 @@ from typing import Any
 from decisionpivot.generate.common.domains import DOMAINS, Domain
 from decisionpivot.generate.common.formatting import grouped, long_date
 from decisionpivot.generate.common.names import NameForge, lookalike
+from decisionpivot.generate.common.seeding import stable_seed
 from decisionpivot.generate.common.wording import join_words, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "fact_answerable"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Can the question be answered from the facts listed?"
 OPTIONS = (
     Option("yes", "every fact the question needs is listed"),
@@ -131,8 +144,8 @@ RULES = (
     (
         "Organisation names must match exactly: a name that differs in any letter or in its suffix is a "
         "different organisation.",
-        "Treat organisations as the same only when their names are identical; a one-letter or suffix "
-        "difference means another organisation.",
+        "Treat organisations as the same only when their names are identical; a name spelt differently or "
+        "with another ending means another organisation.",
     ),
     (
         "A row answers only the kind of question its label is defined for in the glossary; related "
@@ -173,6 +186,75 @@ class FactAnswerableConfig(FamilyConfig):
         for rows, needed in zip(self.rows, self.needed, strict=True):
             if needed < 2 or rows < 4 * needed + 4:
                 raise ValueError(f"{rows} rows cannot hold {needed} needed facts with their distractors")
+
+
+# --- figures that belong together (core 1.3) ---------------------------------------------------------
+
+SCALE = {
+    # employees (fewest, most), revenue per employee in the domain's currency (lowest, highest)
+    "logistics": ((40, 4000), (120_000, 300_000)), "healthcare": ((60, 3000), (150_000, 250_000)),
+    "retail": ((30, 5000), (1_500_000, 3_000_000)), "software": ((20, 2000), (150_000, 300_000)),
+    "finance": ((50, 6000), (200_000, 500_000)), "education": ((30, 800), (60_000, 120_000)),
+    "energy": ((40, 3000), (3_000_000, 8_000_000)), "hospitality": ((30, 2500), (600_000, 1_200_000)),
+}
+"""How large the organisations of a domain are and what an employee earns for them (SEK, NOK and DKK are
+counted in their own, smaller units): 1.2 drew every figure alone, so an adult-education body booked 809.7
+million EUR from 1,758 students and one organisation was founded in 1990 and listed in 1983."""
+
+
+def profile(org: str, domain: str) -> dict[str, str]:
+    """The figures of one organisation, label -> value, consistent with each other: revenue from headcount,
+    sites, fleet, beds, students or rooms from the staff, the listing after the founding. Drawn from the
+    organisation's own seed (no draw from the case's stream), so every row about it agrees."""
+    rng = random.Random(stable_seed(NAME, "profile", domain, org))
+    (fewest, most), (low, high) = SCALE[domain]
+    staff = round(math.exp(rng.uniform(math.log(fewest), math.log(most))))
+    revenue = staff * rng.uniform(low, high) / 1e6
+    founded = rng.randrange(1950, 2013)
+    sites = max(1, round(staff / rng.uniform(40, 150)))
+
+    def count(share_low: float, share_high: float, least: int = 1) -> int:
+        return max(least, round(staff * rng.uniform(share_low, share_high)))
+
+    def scaled(share_low: float, share_high: float, of: int) -> int:
+        return max(1, round(of * rng.uniform(share_low, share_high)))
+
+    own = {
+        "logistics": ("Trucks in fleet", count(0.3, 0.6), "Trucks on order"),
+        "healthcare": ("Beds", count(0.2, 0.4, 5), "Beds planned"),
+        "retail": ("Stores", count(1 / 40, 1 / 15), "Stores announced"),
+        "software": ("Active customers", count(5, 40), "Trial accounts"),
+        "finance": ("Branches", count(1 / 80, 1 / 30), "Branches closing"),
+        "education": ("Enrolled students", count(8, 20), "Applicants"),
+        "energy": ("Installed capacity (MW)", count(0.3, 1.5), "Capacity under construction (MW)"),
+        "hospitality": ("Hotel rooms", count(0.5, 1.2, 10), "Rooms under renovation"),
+    }[domain]
+    pending = {
+        "logistics": scaled(0.05, 0.2, own[1]), "healthcare": scaled(0.05, 0.25, own[1]),
+        "retail": scaled(0.05, 0.3, own[1]), "software": scaled(0.05, 0.3, own[1]),
+        "finance": min(own[1], scaled(0.05, 0.2, own[1])), "education": scaled(0.3, 1.2, own[1]),
+        "energy": scaled(0.05, 0.5, own[1]), "hospitality": min(own[1] - 1, scaled(0.02, 0.15, own[1])),
+    }[domain]
+    money = SCALE_CURRENCY[domain]
+    return {
+        "Employees": grouped(staff), "Contractors": grouped(count(0.03, 0.25)),
+        "Founded": str(founded), "Listed": str(min(2024, founded + rng.randrange(4, 36))),
+        "Revenue (last fiscal year)": f"{revenue:,.1f} million {money}",
+        "Revenue target (next fiscal year)": f"{revenue * rng.uniform(1.02, 1.15):,.1f} million {money}",
+        "Sites in operation": grouped(sites), "Sites planned": grouped(rng.randrange(1, 6)),
+        own[0]: grouped(own[1]), own[2]: grouped(max(1, pending)),
+    }
+
+
+SCALE_CURRENCY = {d.name: d.currency for d in DOMAINS}
+
+
+def _coherent(row: dict[str, str], domain: str, twin_of: dict[str, str]) -> dict[str, str]:
+    """``row`` with the value its organisation's :func:`profile` gives the label, if the profile has one. A
+    look-alike takes the profile of the organisation it imitates: its negative row repeats that organisation's
+    figure (members differ in the name only), and every row about it then agrees with that figure."""
+    figures = profile(twin_of.get(row["org"], row["org"]), domain)
+    return {**row, "value": figures[row["attribute"]]} if row["attribute"] in figures else row
 
 
 # --- case -------------------------------------------------------------------------------------
@@ -223,7 +305,7 @@ def _query_text(template: str, needs: list[tuple[str, Concept]], rng: random.Ran
 def _sample_case(rng: random.Random, level: int, negative: str, config: FactAnswerableConfig) -> dict[str, Any]:
     """One fact sheet with its question; returns the case and the position of the decisive row."""
     domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     concepts = [*CONCEPTS, DOMAIN_CONCEPTS[domain.name]]
     n_rows = config.rows[level - 1]
     k = config.needed[level - 1]
@@ -283,10 +365,13 @@ def _sample_case(rng: random.Random, level: int, negative: str, config: FactAnsw
     rows = [rows[i] for i in order]
     position = order.index(decisive_index)
 
+    # figures from each organisation's profile; the draws of 1.2's lone figures are still made above
+    twin_of = {twin: org for org, twin in lookalikes.items()}
+    rows = [_coherent(row, domain.name, twin_of) for row in rows]
     positive_row = rows[position]
     if negative == "other_attribute":
-        negative_row = {"org": target_org, "attribute": target_concept.confusable,
-                        "value": _value(rng, target_concept, forge, domain)}
+        negative_row = _coherent({"org": target_org, "attribute": target_concept.confusable,
+                                  "value": _value(rng, target_concept, forge, domain)}, domain.name, twin_of)
     else:
         negative_row = {"org": lookalikes[target_org], "attribute": target_concept.label,
                         "value": positive_row["value"]}

@@ -73,6 +73,21 @@ Version history:
   "nylon" for "polyamide", "low-impact" for the "eco" tag, a/an in descriptions ("An infusion
   stand ..."), buyer lines without "front desk desk". Constraints, boundaries and shortcuts are built
   as before.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took; countries of origin are countries, each
+  with a look-alike twin ("Austria"/"Australia", "Slovakia"/"Slovenia"), brands brand words with look-alike
+  spellings. Real-world figures are right: exchange rates the right way round (``EUR_VALUE``: "1 GBP = 11.10
+  NOK", never "1 CZK = 18.40 DKK"; a converted price uses a currency worth at least half the record's, so a
+  rate in hundredths is exact to 1%), power ratings of the goods' own kind (``POWER_W``: no 2,475 W
+  projector), the goods' customs subheading (``CUSTOMS_CODES``: no kettle declared as cobalt oxides). Limits
+  are round sums: a decisive shipping total is one cent off a round limit (the price makes up the rest),
+  a decisive unit price is round and the members' pack prices differ by 1.00 a unit, a decisive total weight
+  is a tenth of a kilogram and the members' unit weights differ by one grid step (``decisive_unit``: a pack
+  price or weight one cent or gram off a round figure marked the negative, +5 points for a bag-of-bigrams
+  probe); a non-decisive money limit is moved to a round sum in the direction both members meet, unless it
+  is met exactly or by a cent ("at the limit, so it fails" must keep failing). 500 of 600 ids keep their
+  group, variation and answer.
 """
 
 from __future__ import annotations
@@ -87,14 +102,15 @@ from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAINS
 from decisionpivot.generate.common.formatting import long_date, money
-from decisionpivot.generate.common.names import NameForge, invented_stem, lookalike
+from decisionpivot.generate.common.names import NameForge, brand, invented_stem, lookalike
+from decisionpivot.generate.common.numbers import round_amount
 from decisionpivot.generate.common.wording import a_or_an, join_words, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "filter_match"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Does the record satisfy every constraint of the request?"
 OPTIONS = (
     Option("yes", "the record satisfies every constraint of the request"),
@@ -114,6 +130,15 @@ GRID_TYPES = ("discount", "tax_inclusive", "converted_price")
 """Types whose boundary price lies on a coarse grid (exact percentages and rates need it)."""
 
 CURRENCIES = ("SEK", "EUR", "CHF", "USD", "GBP", "NOK", "DKK", "PLN", "CZK")
+EUR_VALUE = {"SEK": 0.088, "EUR": 1.0, "CHF": 1.04, "USD": 0.92, "GBP": 1.16, "NOK": 0.086, "DKK": 0.134,
+             "PLN": 0.23, "CZK": 0.040}
+"""What one unit of each currency is worth in EUR, roughly: exchange rates are the right way round (1.2 drew any
+rate, "1 CZK = 18.40 DKK")."""
+
+
+def exchange_rate(foreign: str, home: str) -> int:
+    """Units of ``home`` per ``foreign``, in hundredths (``1 GBP = 11.10 NOK`` -> 1110)."""
+    return max(1, round(100 * EUR_VALUE[foreign] / EUR_VALUE[home]))
 DISCOUNTS = (10, 15, 20, 25, 30, 40)
 VAT_RATES = (5, 10, 20, 25)
 COLOURS = (
@@ -231,6 +256,25 @@ dimensions needs goods that have them, so licences, support plans and build agen
 with the materials, weights and sizes a real one has and the units that would buy it."""
 GOODS_BY_NAME = {g.name: g for goods in GOODS.values() for g in goods}
 ELECTRIC_KEYS = ("power_rating_w", "noise_level_db", "batteries_included", "energy_class")
+POWER_W = {
+    "handheld scanner": (2, 10), "examination lamp": (10, 60), "thermometer": (1, 3), "kettle": (1800, 3000),
+    "desk lamp": (5, 40), "network switch": (15, 150), "development board": (3, 25), "card reader": (2, 10),
+    "cash counter": (30, 120), "PIN pad": (2, 8), "projector": (150, 450), "tablet": (5, 30), "smart meter": (1, 5),
+    "inverter": (3000, 10000), "transformer": (25000, 250000), "espresso machine": (1200, 3500),
+    "room safe": (5, 20),
+}
+"""Power ratings an electric good of each kind has, in watts."""
+CUSTOMS_CODES = {
+    "pallet jack": "8716.80", "cargo strap": "6307.90", "shipping crate": "4415.10", "handheld scanner": "8471.90",
+    "infusion stand": "9402.90", "examination lamp": "9405.40", "wheelchair": "8713.10", "thermometer": "9025.19",
+    "kettle": "8516.79", "desk lamp": "9405.21", "storage box": "3924.90", "wool blanket": "6301.20",
+    "server rack": "9403.20", "network switch": "8517.62", "laptop stand": "8473.30", "development board": "8473.30",
+    "card reader": "8471.90", "safe deposit box": "8303.00", "cash counter": "8472.90", "PIN pad": "8471.60",
+    "projector": "8528.62", "lab kit": "9023.00", "classroom chair": "9401.79", "tablet": "8471.30",
+    "smart meter": "9028.30", "inverter": "8504.40", "cable drum": "4415.10", "transformer": "8504.21",
+    "banquet table": "9403.60", "espresso machine": "8516.71", "room safe": "8303.00", "linen set": "6302.31",
+}
+"""The customs (HS) subheading of each kind of goods (1.2 drew any code: a kettle declared as cobalt oxides)."""
 TEXTILE_KEYS = ("pattern",)
 CERT_PREFIXES = ("KVT", "ORN", "ZELQ", "PRX", "DUVA", "SKM", "TELO", "VYR")
 
@@ -603,11 +647,23 @@ def _set(record: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
     target[path[-1]] = value
 
 
-def _step(kind: str, value: Any, k: int) -> Any:
-    """The decisive field moved by k steps (one day for a date, one unit otherwise)."""
+def decisive_unit(kind: str, record: dict[str, Any], args: dict[str, Any]) -> int:
+    """How far the members' decisive field lies apart (1.3): 1.00 a unit for a pack price and one grid step of
+    the unit weight, so that both members' figures sit on the round grid their limit is on (a pack price or
+    weight one cent or gram off a round one told the negative apart: a bag-of-bigrams probe reached +5 points);
+    one unit (cent, gram, day, ...) otherwise."""
+    if kind == "unit_price":
+        return 100 * int(record["units_per_pack"])
+    if kind == "total_weight":
+        return 100 // math.gcd(args["q"], 100)
+    return 1
+
+
+def _step(kind: str, value: Any, k: int, unit: int = 1) -> Any:
+    """The decisive field moved by k steps (one day for a date, ``unit`` otherwise)."""
     if kind == "delivery_days":
         return (_date(value) + dt.timedelta(days=k)).isoformat()
-    return value + k
+    return value + k * unit
 
 
 def _copy(record: dict[str, Any]) -> dict[str, Any]:
@@ -650,14 +706,14 @@ def _sample_record(rng: random.Random, forge: NameForge, goods: Goods, n_fields:
         "material": pick(rng, MATERIAL_PAIRS[pick(rng, goods.materials)]),
         "release_year": rng.randrange(2015, 2027),
         "certifications": _cert_codes(rng, rng.randrange(2, 5)),
-        "country_of_origin": forge.place(),
+        "country_of_origin": forge.country(),
     }
     keys = _distractor_keys(goods)
     chosen = sorted(rng.sample(range(len(keys)), n_fields - len(HEAD_KEYS) - len(core)))
     body = list(core.items())
     body += [(keys[i], _distractor(keys[i], rng, forge, goods.name, price)) for i in chosen]
     rng.shuffle(body)
-    head = {"product_name": forge.product(), "brand": invented_stem(rng), "category": goods.name}
+    head = {"product_name": forge.product(), "brand": brand(rng), "category": goods.name}
     return {**head, **dict(body)}
 
 
@@ -724,11 +780,14 @@ def _distractor(key: str, rng: random.Random, forge: NameForge, good: str, price
     if key == "warehouse_code":
         return f"WH-{pick(rng, 'NSEW')}{rng.randrange(10, 100)}"
     if key == "customs_code":
-        return f"{rng.randrange(1000, 10000)}.{rng.randrange(10, 100)}"
+        rng.randrange(1000, 10000), rng.randrange(10, 100)  # 1.2's random code ("cobalt oxides" on a kettle)
+        return CUSTOMS_CODES[good]
     if key == "finish":
         return pick(rng, ("matte", "gloss", "brushed", "satin"))
-    if key == "power_rating_w":
-        return rng.randrange(5, 2500)
+    if key == "power_rating_w":  # the drawn share of the goods' own range, in two significant digits (1.3)
+        low, high = POWER_W[good]
+        watts = low + (rng.randrange(5, 2500) - 5) * (high - low) // 2494
+        return round(watts, min(0, 2 - len(str(watts))))  # 1.2: any 5-2,499 W, a 2,475 W projector
     if key == "noise_level_db":
         return rng.randrange(20, 80)
     if key == "listing_status":
@@ -761,20 +820,29 @@ def _args(kind: str, rng: random.Random, currency: str) -> dict[str, Any]:
     if kind == "discount":
         return {"d": pick(rng, DISCOUNTS)}
     if kind == "converted_price":
-        rate = rng.randrange(2, 100) * pick(rng, (20, 25))
-        return {"foreign": pick(rng, [c for c in CURRENCIES if c != currency]), "rate": rate}
+        rng.randrange(2, 100), pick(rng, (20, 25))  # 1.2 drew a rate here; the rate is the currencies' (1.3)
+        # a currency worth at least half the record's, so that a rate in hundredths is exact to 1%
+        foreign = pick(rng, [c for c in CURRENCIES if c != currency and exchange_rate(c, currency) >= 50])
+        return {"foreign": foreign, "rate": exchange_rate(foreign, currency)}
     return {}
 
 
 def _boundary(kind: str, rng: random.Random, record: dict[str, Any], args: dict[str, Any]) -> int:
     """Put the decisive field on the boundary (quantity == limit exactly) and return the limit."""
-    if kind == "shipping_total":
+    if kind == "shipping_total":  # a round limit; the price makes up the rest (1.3)
+        limit = round_amount(int(record["price"] + record["shipping_fee"]), up=False)
+        if limit - record["shipping_fee"] >= 100:
+            record["price"] = limit - record["shipping_fee"]
+            return limit
         return int(record["price"] + record["shipping_fee"])
-    if kind == "unit_price":
+    if kind == "unit_price":  # a round unit limit; the members' pack prices differ by 1.00 a unit (1.3)
         unit = round(record["price"] * rng.uniform(0.78, 0.97))
+        unit = round_amount(unit, up=False) or unit
         record["pack_price"] = unit * record["units_per_pack"]
         return unit
-    if kind == "total_weight":
+    if kind == "total_weight":  # a unit weight that makes the total a tenth of a kilogram (1.2: "8.048 kg")
+        step = 100 // math.gcd(args["q"], 100)
+        record["unit_weight_g"] = max(step, round(record["unit_weight_g"] / step) * step)
         return int(record["unit_weight_g"] * args["q"])
     if kind in ("discount", "tax_inclusive"):
         pct = args["d"] if kind == "discount" else record["vat_rate_percent"]
@@ -848,7 +916,7 @@ def _categorical_pair(
         rng.shuffle(allowed)
         return {"allowed": allowed}, good, bad, ("colour",)
     if kind == "brand":
-        excluded = [invented_stem(rng) for _ in range(rng.randrange(2, 5))]
+        excluded = [brand(rng) for _ in range(rng.randrange(2, 5))]
         excluded = list(dict.fromkeys(excluded))
         bad = pick(rng, excluded)
         good = _fresh_lookalike(bad, rng, excluded)
@@ -868,7 +936,7 @@ def _categorical_pair(
         return {"code": good}, good, bad, ("certifications", position)
     if kind == "origin":
         good = record["country_of_origin"]
-        others = [forge.place() for _ in range(rng.randrange(1, 4))]
+        others = [forge.country() for _ in range(rng.randrange(1, 4))]
         allowed = [good, *others]
         rng.shuffle(allowed)
         bad = forge.claim(_fresh_lookalike(good, rng, [*allowed, *forge.used]))
@@ -902,6 +970,21 @@ def _slack(rng: random.Random, kind: str, size: Fraction) -> int:
     return rng.randrange(2, max(3, scale + 1))
 
 
+MONEY_LIMITS = ("shipping_total", "unit_price", "discount", "tax_inclusive", "converted_price")
+"""Constraint types whose limit is a sum of money (in cents)."""
+
+
+def _round_limit(kind: str, op: str, limit: int, quantities: list[Fraction]) -> int:
+    """A non-decisive money limit moved to a round sum in the direction both members still meet (1.3: no
+    "each unit costs less than 169.58 CHF"); other limits as they are."""
+    if kind not in MONEY_LIMITS or any(abs(q - limit) <= 1 for q in quantities):
+        return limit  # a limit met exactly or by a cent stays: "at the limit, so it fails" must fail on these
+    rounded = round_amount(limit, up=op in UPPER)
+    meets = {"le": lambda q: q <= rounded, "lt": lambda q: q < rounded, "ge": lambda q: q >= rounded,
+             "gt": lambda q: q > rounded}[op]
+    return rounded if rounded > 0 and all(meets(q) for q in quantities) else limit
+
+
 def _limit_for(kind: str, op: str, rng: random.Random, quantities: list[Fraction]) -> int:
     """A limit both quantities meet: at the worse one (or one grid step inside a strict limit) plus slack."""
     grid = 6 if kind == "warranty_years" else 1
@@ -928,7 +1011,7 @@ def _categorical_args(
         rng.shuffle(allowed)
         return {"allowed": allowed}
     if kind == "brand":
-        excluded = [invented_stem(rng) for _ in range(rng.randrange(2, 5))]
+        excluded = [brand(rng) for _ in range(rng.randrange(2, 5))]
         if rng.random() < 0.5:
             excluded[0] = lookalike(record["brand"], rng)
         excluded = [b for b in dict.fromkeys(excluded) if b != record["brand"]]
@@ -939,7 +1022,7 @@ def _categorical_args(
     if kind == "certification":
         return {"code": pick(rng, record["certifications"])}
     if kind == "origin":
-        others = [forge.place() for _ in range(rng.randrange(1, 4))]
+        others = [forge.country() for _ in range(rng.randrange(1, 4))]
         if rng.random() < 0.5:
             others[0] = forge.claim(_fresh_lookalike(record["country_of_origin"], rng, list(forge.used)))
         allowed = [record["country_of_origin"], *others]
@@ -1068,7 +1151,7 @@ def _request_types(rng: random.Random, decisive: str, n: int) -> list[str]:
 def build_group(plan: GroupPlan, rng: random.Random, config: FilterMatchConfig) -> Group:
     decisive = plan.variation
     domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     currency = pick(rng, CURRENCIES)
     goods = pick(rng, GOODS[domain.name])
     good = goods.name
@@ -1092,12 +1175,13 @@ def build_group(plan: GroupPlan, rng: random.Random, config: FilterMatchConfig) 
         bound = _get(record, path)
         fail = FIELD_SIGN.get(decisive, 1) * (1 if ops[decisive] in UPPER else -1)
         if ops[decisive] in STRICT:
-            pos_value = _step(decisive, bound, -fail)
+            unit = decisive_unit(decisive, record, args)
+            pos_value = _step(decisive, bound, -fail, unit)
             # On a coarse price grid the negative sits exactly on the limit, so that neither member's
             # price digits (a multiple of 4, 5, 10 or 20 cents on the boundary) hint at the answer.
-            neg_value = _step(decisive, bound, 0 if decisive in GRID_TYPES else fail * rng.randrange(2))
+            neg_value = _step(decisive, bound, 0 if decisive in GRID_TYPES else fail * rng.randrange(2), unit)
         else:
-            pos_value, neg_value = bound, _step(decisive, bound, fail)
+            pos_value, neg_value = bound, _step(decisive, bound, fail, decisive_unit(decisive, record, args))
     positive, negative = _copy(record), _copy(record)
     _set(positive, path, pos_value)
     _set(negative, path, neg_value)
@@ -1116,7 +1200,8 @@ def build_group(plan: GroupPlan, rng: random.Random, config: FilterMatchConfig) 
                 kind_args["order_date"] = (_date(positive["estimated_delivery"])
                                            - dt.timedelta(days=rng.randrange(2, 31))).isoformat()
             quantities = [quantity(kind, r, kind_args) for r in (positive, negative)]
-            spec = {"type": kind, "op": op, "limit": _limit_for(kind, op, rng, quantities), "args": kind_args}
+            kind_limit = _round_limit(kind, op, _limit_for(kind, op, rng, quantities), quantities)
+            spec = {"type": kind, "op": op, "limit": kind_limit, "args": kind_args}
         spec["text"] = constraint_text(spec, pick(rng, TEMPLATES[kind][op]), currency)
         specs.append(spec)
 

@@ -41,6 +41,14 @@ Version history:
   "subfolders", and grade sheets are "maths_*" (British). The sampling rules are unchanged; in the
   repo_docs setting "docs/reference" sorts after "docs/guides" (where "docs/api" sorted before it), so
   draws over sorted paths, and with them those items' stores and traces, differ from 1.1.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took; files, instruments and products are named as
+  their settings name them (``PROTOCOLS``, ``INSTRUMENTS``, ``DOC_TOPICS``, ``PRODUCTS``: "staining_protocol.md",
+  "centrifuge 3", "troubleshooting.md", "applies to: Relay 2.7"; 1.2: "kvoulk_protocol.md"). The text speaks
+  of files, not of "the store": "Files before the agent started:" (1.2: "Store at the start:"), "An agent was
+  given a goal for ..." (1.2: "asked to bring ... into a goal state"); the solver and the heuristics read both
+  headings. Paths sort differently with the new names, so 510 of 600 ids keep group, variation and answer.
 """
 
 from __future__ import annotations
@@ -58,7 +66,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "goal_check"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "After these operations, are all goal conditions satisfied?"
 OPTIONS = (
     Option("yes", "after the trace every goal condition holds"),
@@ -96,6 +104,17 @@ def _status(*values: str) -> Callable[[random.Random, NameForge], str]:
     return lambda rng, forge: pick(rng, values)
 
 
+PROTOCOLS = ("extraction", "staining", "calibration", "dilution", "sampling", "cleaning", "storage", "shipping")
+"""What a lab writes protocols for (1.2: "kvoulk_protocol.md"; 1.3's first names read "cedar_protocol.md")."""
+INSTRUMENTS = ("centrifuge", "incubator", "microscope", "spectrometer", "balance", "freezer", "shaker")
+"""A lab's instruments, numbered ("centrifuge 3")."""
+DOC_TOPICS = ("configuration", "troubleshooting", "quickstart", "deployment", "upgrading", "security", "glossary",
+              "architecture", "logging", "backups")
+"""Topics of a repository's documentation pages."""
+PRODUCTS = ("Relay", "Ledger", "Beacon", "Harbour", "Compass", "Lantern", "Atrium", "Keystone")
+"""The products a repository documents ("applies to: Relay 2.7")."""
+
+
 def _person(rng: random.Random, forge: NameForge) -> str:
     return forge.person()
 
@@ -111,14 +130,14 @@ DOMAINS: tuple[StoreDomain, ...] = (
                 f"run_{rng.randrange(1, 200):03d}.csv",
                 f"calib_{rng.randrange(1, 40):02d}.txt",
                 f"sample_{pick(rng, 'ABCDEFG')}{rng.randrange(1, 30)}.dat",
-                f"{f.word()}_protocol.md",
+                f"{f.term(PROTOCOLS)}_protocol.md",
             ),
         ),
         (
             ("status", _status("raw", "cleaned", "validated", "flagged")),
             ("operator", _person),
             ("sample", lambda rng, f: f"S-{rng.randrange(10, 99)}"),
-            ("instrument", lambda rng, f: f"{f.word()}-{rng.randrange(2, 9)}"),
+            ("instrument", lambda rng, f: f"{f.term(INSTRUMENTS)} {rng.randrange(2, 9)}"),
         ),
     ),
     StoreDomain(
@@ -189,7 +208,7 @@ DOMAINS: tuple[StoreDomain, ...] = (
                 "usage.md",
                 "faq.md",
                 "changelog.md",
-                f"{f.word()}.md",
+                f"{f.term(DOC_TOPICS)}.md",
                 f"release_{rng.randrange(1, 5)}.{rng.randrange(0, 12)}.md",
             ),
         ),
@@ -197,26 +216,32 @@ DOMAINS: tuple[StoreDomain, ...] = (
             ("status", _status("draft", "review", "published", "retired")),
             ("owner", _person),
             ("version", lambda rng, f: f"{rng.randrange(1, 5)}.{rng.randrange(0, 12)}.{rng.randrange(0, 9)}"),
-            ("applies to", lambda rng, f: f"{f.word()} {rng.randrange(1, 5)}.{rng.randrange(0, 9)}"),
+            ("applies to", lambda rng, f: f"{f.term(PRODUCTS)} {rng.randrange(1, 5)}.{rng.randrange(0, 9)}"),
         ),
     ),
 )
 DOMAIN_BY_KEY = {d.key: d for d in DOMAINS}
+NAME_DOMAIN = {"lab_data": "healthcare", "shop_invoices": "retail", "school_grades": "education",
+               "clinic_records": "healthcare", "repo_docs": "software"}
+"""Store -> the domain whose region and businesses its names come from (``common/names.py``)."""
 
 # --- wording ------------------------------------------------------------------------------------
 
+START_HEADING = "Files before the agent started:"
+"""Heading of the files as they were (1.2: "Store at the start:", the benchmark's word for them)."""
+
 INTRO = (
-    "An agent tidied {setting}. Below: the store before it started, how its operations work, the goal "
+    "An agent tidied {setting}. Below: the files before it started, how its operations work, the goal "
     "it was given and the steps it ran.",
-    "Operation trace for {setting}: the store at the start, the operation semantics, the goal and the "
-    "numbered steps the agent executed.",
-    "The agent was asked to bring {setting} into a goal state. Start state, operation rules, goal and "
-    "trace follow.",
+    "Operation trace for {setting}: the files before the agent started, what each operation does, the goal "
+    "and the numbered steps the agent ran.",
+    "An agent was given a goal for {setting}. The files as they were, how the operations work, the goal "
+    "and the steps the agent ran follow.",
 )
 SEMANTICS = {
     "general": (
         "Steps run in order. A step that fails changes nothing, and the agent goes on with the next step.",
-        "The steps are executed one after another; a failing step leaves the store exactly as it was and "
+        "The steps are executed one after another; a failing step leaves the files exactly as they were and "
         "the trace continues.",
     ),
     "paths": (
@@ -660,7 +685,7 @@ def _try_group(
 ) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
     level, li = plan.level, plan.level - 1
     domain = DOMAIN_BY_KEY[plan.params["domain"]]
-    forge = NameForge(rng)
+    forge = NameForge(rng, NAME_DOMAIN[domain.key])
     folders, files = _initial_store(rng, forge, domain, level, config)
     texts = sorted({line for f in files for line in f["lines"]})
     trace = _random_trace(rng, forge, domain, folders, files, config.steps[li], texts)
@@ -774,7 +799,7 @@ def _step_text(step: dict[str, Any], style: str) -> str:
 
 
 def render(case: dict[str, Any]) -> str:
-    lines = [case["intro"], "", "Store at the start:"]
+    lines = [case["intro"], "", START_HEADING]
     files = case["files"]
     if case["styles"]["store"] == "flat":
         lines += [f"- folder {f}/" for f in case["folders"]]
@@ -844,7 +869,8 @@ _PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]*")
 def _split_state(item: Item) -> tuple[str, str, str]:
     """(store listing, goal, trace) parts of the rendered state."""
     state = item.state if isinstance(item.state, str) else ""
-    store = state.partition("\nStore at the start:\n")[2].partition("\nOperations:\n")[0]
+    store = state.partition(f"\n{START_HEADING}\n")[2] or state.partition("\nStore at the start:\n")[2]  # 1.3 / 1.2
+    store = store.partition("\nOperations:\n")[0]
     goal = state.partition("\nGoal:\n")[2].partition("\nTrace:\n")[0]
     trace = state.partition("\nTrace:\n")[2]
     return store, goal, trace

@@ -4,7 +4,7 @@ Story. A team of an invented organisation wants to install a set of pinned packa
 machine. The state gives the version-ordering conventions (numeric comparison per component, so
 3.10.0 is later than 3.9.9; pre-releases such as 2.0.0rc1 sort before 2.0.0 and are matched by a
 range only when the range names a pre-release; the range operators >=, >, <=, <, ==, !=, ~= and ^
-defined in full), the target environment (an invented runtime such as "Pyrelle 3.11" and a
+defined in full), the target environment (an invented runtime such as "Osprey 3.11" and a
 platform), an invented package index (packages with several versions; per version its dependencies
 with ranges, runtime requirement, supported platforms and declared conflicts) and the proposed pins.
 The set installs cleanly when every dependency of every pinned version is pinned at a version in
@@ -45,6 +45,13 @@ Version history:
   unspellable "Quillet", the index column "requires" instead of "deps", technical teams (no front
   desk installs build tools), no "a adult education organisation", organisation names that suit the
   domain. Pins, pair types and answers are unchanged; the solver reads both the 1.1 and 1.2 tables.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
+  The runtimes are ordinary words ("Osprey", "Gannet", "Kite", "Plover"; 1.2: "Pyrelle", "Kvillet", ...),
+  the platforms as build tools name them ("linux-x64", "macos-arm64"; 1.2: "tundra-x64", "karst-arm64"),
+  the organisation's name ends in its business ("Visser Logistics"). A range whose floor and ceiling are one
+  version is written "==3.1.0" (1.2: ">=3.1.0,<=3.1.0"). Pins, pair types and answers are drawn as before.
 """
 
 from __future__ import annotations
@@ -58,14 +65,14 @@ from functools import cache
 from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAINS
-from decisionpivot.generate.common.names import NameForge, suited
+from decisionpivot.generate.common.names import NameForge
 from decisionpivot.generate.common.wording import pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "install_check"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Does the proposed set install cleanly in the target environment?"
 OPTIONS = (
     Option("yes", "every dependency is pinned within its range, every requirement holds and no conflict "
@@ -76,9 +83,10 @@ VARIATIONS = ("version_bound", "missing_pin", "unmet_requirement", "conflict")
 FAILURE_OF = {"version_bound": ("bound",), "missing_pin": ("missing",),
               "unmet_requirement": ("runtime", "platform"), "conflict": ("conflict",)}
 
-RUNTIMES = ("Pyrelle", "Lumora", "Kvillet", "Vostrel")
+RUNTIMES = ("Osprey", "Gannet", "Kite", "Plover")
 """Invented runtime names, all spelt by the syllables of common/names.py (1.1's "Quillet" was not)."""
-PLATFORMS = ("tundra-x64", "mesa-arm64", "fjord-x64", "karst-arm64", "steppe-rv64")
+PLATFORMS = ("linux-x64", "linux-arm64", "windows-x64", "macos-arm64", "linux-riscv64")
+"""Build platforms as build tools name them (1.2 invented "tundra-x64", "karst-arm64")."""
 PRE_TAGS = ("a", "b", "rc")
 
 TEAMS = {
@@ -94,17 +102,6 @@ TEAMS = {
 """Teams that install packages on a build machine: technical teams of each domain (1.1 drew the domains'
 departments, so a front desk, a kitchen or a radiology team rolled out build tools)."""
 
-ORG_KINDS = {
-    "logistics": ("Logistics", "Supply", "Group", "Networks"),
-    "healthcare": ("Group", "Partners", "Institute"),
-    "retail": ("Trading", "Supply", "Group", "Studio"),
-    "software": ("Labs", "Systems", "Networks", "Analytics", "Studio"),
-    "finance": ("Partners", "Holdings", "Group", "Analytics"),
-    "education": ("Institute", "Collective", "Group"),
-    "energy": ("Works", "Systems", "Networks", "Group"),
-    "hospitality": ("Group", "Collective", "Holdings", "Partners"),
-}
-"""Organisation name endings that suit each domain (1.1 had, say, a "Trading" firm in adult education)."""
 
 
 INTRO = (
@@ -399,6 +396,11 @@ def _fill_versions(rng: random.Random, fixed: Sequence[Key], count: int) -> list
     return sorted(out)
 
 
+def _at_least_at_most(floor: str, ceiling: str) -> str:
+    """``>=floor,<=ceiling``, or ``==ceiling`` when the two are one version (1.2 wrote ">=3.1.0,<=3.1.0")."""
+    return f"=={ceiling}" if floor == ceiling else f">={floor},<={ceiling}"
+
+
 def _range_accepting(rng: random.Random, versions: Sequence[Key], accept: Sequence[Key]) -> str:
     """A dependency range that matches every version in ``accept`` (numerically)."""
     lo, hi = min(accept), max(accept)
@@ -427,7 +429,7 @@ def _range_accepting(rng: random.Random, versions: Sequence[Key], accept: Sequen
         elif form == "tilde":
             text = f"~={floor}"
         elif form == "le":
-            text = f"<={vtext(hi)}" if rng.random() < 0.5 else f">={floor},<={vtext(hi)}"
+            text = f"<={vtext(hi)}" if rng.random() < 0.5 else _at_least_at_most(floor, vtext(hi))
         elif form == "eq":
             if lo != hi:
                 continue
@@ -483,8 +485,8 @@ def _sample_case(
     rng: random.Random, level: int, variation: str, config: InstallCheckConfig
 ) -> dict[str, Any]:
     domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
-    org = suited(forge.organisation(), ORG_KINDS[domain.name])
+    forge = NameForge(rng, domain.name)
+    org = forge.organisation()
     runtime_name = pick(rng, RUNTIMES)
     env_key = (pick(rng, (3, 3, 3, 2, 4)), rng.randint(8, 13))
     env = {"runtime": runtime_name, "version": f"{env_key[0]}.{env_key[1]}", "platform": pick(rng, PLATFORMS)}
@@ -559,7 +561,7 @@ def _decisive_spec(draft: _Draft, variation: str, sub: str) -> _Spec:
         if kind == "upper":
             bound, above = _upper_pair(rng, major)
             floor = (major, max(0, bound[1] - rng.randint(1, 4)), 0, 3, 0)
-            text = pick(rng, (f"<={vtext(bound)}", f">={vtext(floor)},<={vtext(bound)}"))
+            text = pick(rng, (f"<={vtext(bound)}", _at_least_at_most(vtext(floor), vtext(bound))))
             return _Spec(variation, kind, b, bound, above, [bound], (a, text))
         release = (major, rng.randint(0, 12), 0, 3, 0)
         text = pick(rng, (f">={vtext(release)}", f"^{vtext(release)}", f"~={vtext(release)}",

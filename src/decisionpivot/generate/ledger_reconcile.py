@@ -52,6 +52,12 @@ Version history:
   ("an adult education firm", was "a adult education firm"); the reconciliation is done by an
   accounts, finance, bookkeeping or treasury team (was any department of the domain: a front desk,
   kitchen or stores team reconciling the bank account). Cases and answers are unchanged.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before. Payers and
+  payees are companies with their region's legal form ("Sandberg AB"; 1.2 named them like the firm's own
+  line of business). The question no longer assumes its answer: "Which entry of ledger A, if any, does not
+  reconcile with ledger B?" (1.2: "Which entry ... does not reconcile?" with a "none" option).
 """
 
 from __future__ import annotations
@@ -64,15 +70,17 @@ from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAINS, Domain
 from decisionpivot.generate.common.formatting import MONTHS, iso_date, long_date
-from decisionpivot.generate.common.names import NameForge, invented_stem
+from decisionpivot.generate.common.names import NameForge, company_stem
 from decisionpivot.generate.common.wording import a_or_an, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "ledger_reconcile"
-VERSION = "1.2"
-QUESTION = "Which entry of ledger A does not reconcile with ledger B?"
+VERSION = "1.3"
+QUESTION = "Which entry of ledger A, if any, does not reconcile with ledger B?"
+"""1.2 asked "Which entry of ledger A does not reconcile ...?", assuming one fails, over options that include
+"every entry reconciles" (gold for a sixth of the items)."""
 NONE_KEY = "none"
 N_OPTIONS = 5
 VARIATIONS = ("missing_line", "changed_amount", "late_date", "broken_split")
@@ -258,13 +266,13 @@ def _sample_base(rng: random.Random, level: int, config: LedgerReconcileConfig) 
     """A fully reconciling pair of ledgers (no options yet)."""
     i = level - 1
     domain: Domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     tolerance = rng.randint(*config.tolerance[i])
     year, month = 2026, rng.randrange(1, 13)
     start = dt.date(year, month, 1)
     n = config.entries[i]
     company = forge.organisation(domain.name)
-    bank = f"{invented_stem(rng)} Bank"
+    bank = f"{company_stem(rng, domain.name)} Bank"
     processors = []
     for _ in range(config.processors[i]):
         processors.append(
@@ -273,7 +281,7 @@ def _sample_base(rng: random.Random, level: int, config: LedgerReconcileConfig) 
                 "fee": pick(rng, [f for f in FEES_CENTS if f not in [p["fee"] for p in processors]]),
             }
         )
-    parties = [forge.organisation() for _ in range(max(4, n * 2 // 3))]
+    parties = [forge.company() for _ in range(max(4, n * 2 // 3))]  # customers and suppliers: "Sandberg AB"
     used_refs: set[str] = set()
 
     types = (

@@ -37,6 +37,9 @@ Version history:
   services firm"). The rules that draw the log, the claim and the answer are unchanged; the new
   organisation name uses the random stream differently, so what is drawn after it (day, line layout,
   claim phrasing, member order) differs in some items of a seed.
+* 1.2 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before.
 """
 
 from __future__ import annotations
@@ -49,14 +52,14 @@ from typing import Any
 
 from decisionpivot.generate.common.domains import DOMAINS
 from decisionpivot.generate.common.formatting import clock_seconds, weekday_date
-from decisionpivot.generate.common.names import NameForge, invented_stem
+from decisionpivot.generate.common.names import NameForge, drawn_organisation
 from decisionpivot.generate.common.wording import a_or_an, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member, yes_no
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "log_claim"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "Is the claim correct for this log?"
 OPTIONS = (
     Option("yes", "the claim is correct for this log"),
@@ -181,7 +184,7 @@ def _sample_case(rng: random.Random, level: int, variation: str, params: dict[st
     false claim's changed field."""
     i = level - 1
     domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     services = rng.sample(SERVICES[domain.name], config.services[i])
     hosts = [f"{forge.word()}-{rng.randrange(1, 10)}" for _ in range(4)]
     claim_level = pick(rng, LEVEL_NAMES)
@@ -305,7 +308,7 @@ def _sample_case(rng: random.Random, level: int, variation: str, params: dict[st
 
     claim = {"start": start, "end": end, "service": service, "level": claim_level, "count": claim_count}
     claim.update(claim_window)
-    org = forge.claim(f"{invented_stem(rng)} {pick(rng, ORG_KINDS)}")
+    org = forge.claim(drawn_organisation(rng, domain.name, ORG_KINDS))
     day = dt.date(2026, 1, 1) + dt.timedelta(days=rng.randrange(330))
     case = {
         "domain": domain.name,

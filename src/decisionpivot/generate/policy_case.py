@@ -59,6 +59,22 @@ Version history:
 * 1.1 - text revision (core 1.2): the data-sharing field "Anonymisation", a word the British English
   dictionary lacks, is labelled "Redaction of names"; the purchasing field "Payment terms" is "Payment
   schedule", since a rule reads "the payment terms is milestone" (same values, same rules).
+* 1.2 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took. Values take their article in the rules
+  ("the entry day is a public holiday", "unless the entry day is a weekday", "the zone is not the server
+  room"; ``Field.articles``; the record keeps the bare value), and fields whose label read badly with
+  their values are relabelled ("Property", "Visitor", "Recipient", "Route", "Purpose of the trip",
+  "Period", "Transfer", "Traveller's role"; values "weekend day", "annual leave", "prepaid",
+  "milestone-based", "within the region"). Thresholds on money and on counts from 1,000 are round sums
+  (``common/numbers.py``: "at most 600.00 GBP" with a fare of 600.01 GBP on the boundary, not 628.99
+  against 629.00); a non-decisive threshold is moved to a round sum in the direction that keeps its truth.
+  An exception reads with its rule: on a two-valued state field (receipt attached/missing, induction
+  completed/outstanding, ...) an approve rule's exception names the unfavourable value and a deny rule's
+  the favourable one ("deny ... except where the safety induction is outstanding" is gone): the focal
+  rule's two state values are taken in that order, a distractor's exception (which decides nothing)
+  names the sensible value, an idle exception that would read against its rule is left out and a decoy
+  draws another true exception. The solver and the heuristics read values with or without an article.
 """
 
 from __future__ import annotations
@@ -73,13 +89,14 @@ from typing import Any
 
 from decisionpivot.generate.common.formatting import grouped, long_date, money
 from decisionpivot.generate.common.names import NameForge
+from decisionpivot.generate.common.numbers import round_amount
 from decisionpivot.generate.common.wording import join_words, pick
 from decisionpivot.generate.family import FamilyConfig, FamilySpec, Group, GroupPlan, Member
 from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "policy_case"
-VERSION = "1.1"
+VERSION = "1.2"
 QUESTION = "What does the policy require for this case?"
 OUTCOMES = ("approve", "deny", "escalate")
 OPTIONS = (
@@ -120,6 +137,12 @@ class Field:
     """Largest plausible value."""
     values: tuple[str, ...] = ()
     """Possible values of a categorical field."""
+    articles: tuple[str, ...] = ()
+    """The article each value takes after "is" in a rule ("the entry day is a public holiday", "the zone is the
+    server room"; empty: none, "the receipt is missing"), parallel to ``values``; empty for no articles."""
+    favourable: str = ""
+    """Of a two-valued state field, the value that speaks for approval (``attached``, ``completed``): an
+    exception to an approve rule names the other value, one to a deny rule this one (core 1.3)."""
 
     @property
     def numeric(self) -> bool:
@@ -131,8 +154,19 @@ def _num(key: str, label: str, kind: str, lo: int, hi: int) -> Field:
     return Field(key, label, kind, lo * scale, hi * scale)
 
 
-def _cat(key: str, label: str, *values: str) -> Field:
-    return Field(key, label, "cat", values=values)
+def _cat(key: str, label: str, *values: str, articles: str | tuple[str, ...] = "", favourable: str = "") -> Field:
+    """A categorical field; ``articles`` is one article for every value or one per value."""
+    if isinstance(articles, str):
+        articles = (articles,) * len(values) if articles else ()
+    return Field(key, label, "cat", values=values, articles=articles, favourable=favourable)
+
+
+def phrase(field: Field, value: str) -> str:
+    """How a value of a categorical field reads after "is" in a rule: with its article, if it takes one."""
+    if not field.articles:
+        return value
+    article = field.articles[field.values.index(value)]
+    return f"{article} {value}" if article else value
 
 
 @dataclass(frozen=True)
@@ -161,10 +195,10 @@ DOMAINS: tuple[PolicyDomain, ...] = (
             _num("attendees", "Attendee count", "count", 1, 12),
             _cat("category", "Expense category", "meals", "lodging", "airfare", "taxi fares",
                  "conference fees", "software", "client gifts"),
-            _cat("role", "Claimant role", "intern", "staff member", "team lead", "manager", "director",
+            _cat("role", "Claimant's role", "intern", "staff member", "team lead", "manager", "director",
                  "contractor"),
-            _cat("receipt", "Receipt", "attached", "missing"),
-            _cat("payment", "Payment method", "corporate card", "personal card", "cash"),
+            _cat("receipt", "Receipt", "attached", "missing", favourable="attached"),
+            _cat("payment", "Payment method", "corporate card", "personal card", "cash", articles=("a", "a", "")),
             _cat("billing", "Client billing", "billable", "non-billable"),
             _cat("centre", "Cost centre", "sales", "research", "operations", "support", "marketing"),
         )),
@@ -180,9 +214,10 @@ DOMAINS: tuple[PolicyDomain, ...] = (
             _cat("condition", "Item condition", "unopened", "opened", "damaged in transit", "defective",
                  "worn"),
             _cat("tier", "Customer tier", "standard", "silver", "gold", "platinum"),
-            _cat("proof", "Proof of purchase", "present", "absent"),
-            _cat("payment", "Payment method", "card", "store voucher", "bank transfer", "gift card"),
-            _cat("channel", "Sales channel", "online shop", "retail store", "marketplace partner"),
+            _cat("proof", "Proof of purchase", "present", "absent", favourable="present"),
+            _cat("payment", "Payment method", "card", "store voucher", "bank transfer", "gift card", articles="a"),
+            _cat("channel", "Sales channel", "online shop", "retail store", "marketplace partner",
+                 articles=("the", "a", "a")),
         )),
     PolicyDomain(
         "insurance", "Household claims handling policy", "claim", "a", "claims", "claims",
@@ -193,10 +228,11 @@ DOMAINS: tuple[PolicyDomain, ...] = (
             _num("prior", "Prior claim count", "count", 0, 6),
             _cat("type", "Claim type", "water damage", "theft", "fire", "storm damage", "glass breakage",
                  "liability"),
-            _cat("report", "Police report", "filed", "absent"),
+            _cat("report", "Police report", "filed", "absent", favourable="filed"),
             _cat("cover", "Cover level", "basic", "standard", "comprehensive"),
-            _cat("property", "Property type", "apartment", "house", "holiday home", "commercial unit"),
-            _cat("photos", "Photo evidence", "supplied", "missing"),
+            _cat("property", "Property", "apartment", "house", "holiday home", "commercial unit",
+                 articles=("an", "a", "a", "a")),
+            _cat("photos", "Photo evidence", "supplied", "missing", favourable="supplied"),
             _cat("adjuster", "Adjuster visit", "completed", "pending", "waived"),
         )),
     PolicyDomain(
@@ -206,13 +242,13 @@ DOMAINS: tuple[PolicyDomain, ...] = (
             _num("badge", "Badge validity", "days", 0, 365),
             _num("visit", "Visit length", "hours", 1, 12),
             _num("group", "Group size", "count", 1, 20),
-            _cat("visitor", "Visitor type", "employee", "contractor", "supplier", "auditor", "guest",
-                 "job candidate"),
+            _cat("visitor", "Visitor", "employee", "contractor", "supplier", "auditor", "guest",
+                 "job candidate", articles=("an", "a", "a", "an", "a", "a")),
             _cat("zone", "Zone", "lobby", "office floor", "laboratory", "server room", "archive",
-                 "loading dock"),
-            _cat("escort", "Escort", "assigned", "unassigned"),
-            _cat("induction", "Safety induction", "completed", "outstanding"),
-            _cat("day", "Entry day", "weekday", "weekend", "public holiday"),
+                 "loading dock", articles=("the", "an", "the", "the", "the", "the")),
+            _cat("escort", "Escort", "assigned", "unassigned", favourable="assigned"),
+            _cat("induction", "Safety induction", "completed", "outstanding", favourable="completed"),
+            _cat("day", "Entry day", "weekday", "weekend day", "public holiday", articles="a"),
             _cat("host", "Host department", "facilities", "research", "finance", "security"),
         )),
     PolicyDomain(
@@ -223,13 +259,13 @@ DOMAINS: tuple[PolicyDomain, ...] = (
             _num("duration", "Flight duration", "hours", 1, 16),
             _num("nights", "Hotel stay", "nights", 0, 14),
             _cat("cabin", "Cabin class", "economy", "premium economy", "business", "first"),
-            _cat("role", "Traveller role", "staff member", "manager", "director", "contractor",
+            _cat("role", "Traveller's role", "staff member", "manager", "director", "contractor",
                  "guest speaker"),
-            _cat("region", "Destination region", "domestic", "regional", "long-haul"),
+            _cat("region", "Route", "domestic", "regional", "long-haul"),
             _cat("fare_type", "Fare type", "refundable", "non-refundable", "flexible"),
-            _cat("purpose", "Trip purpose", "client meeting", "conference", "training",
-                 "internal workshop"),
-            _cat("carrier", "Carrier status", "preferred", "non-preferred"),
+            _cat("purpose", "Purpose of the trip", "client meeting", "conference", "training",
+                 "internal workshop", articles=("a", "a", "", "an")),
+            _cat("carrier", "Carrier status", "preferred", "non-preferred", favourable="preferred"),
         )),
     PolicyDomain(
         "leave", "Leave approval policy", "leave request", "a", "leave requests", "people",
@@ -238,12 +274,13 @@ DOMAINS: tuple[PolicyDomain, ...] = (
             _num("notice", "Notice given", "days", 0, 90),
             _num("tenure", "Tenure", "months", 0, 240),
             _num("balance", "Remaining balance", "days", 0, 40),
-            _cat("type", "Leave type", "annual", "sick", "parental", "unpaid", "study", "compassionate"),
-            _cat("cover", "Team cover", "arranged", "missing"),
-            _cat("season", "Season", "peak", "off-peak", "year-end freeze"),
+            _cat("type", "Leave type", "annual leave", "sick leave", "parental leave", "unpaid leave",
+                 "study leave", "compassionate leave"),
+            _cat("cover", "Team cover", "arranged", "missing", favourable="arranged"),
+            _cat("season", "Period", "peak season", "low season", "year-end freeze", articles="the"),
             _cat("contract", "Employment type", "permanent", "fixed-term", "probationary"),
-            _cat("note", "Medical note", "provided", "missing"),
-            _cat("location", "Work location", "office", "remote", "field site"),
+            _cat("note", "Medical note", "provided", "missing", favourable="provided"),
+            _cat("location", "Work location", "office", "remote", "field site", articles=("the", "", "a")),
         )),
     PolicyDomain(
         "procurement", "Purchasing policy", "purchase request", "a", "purchase requests", "procurement",
@@ -255,11 +292,12 @@ DOMAINS: tuple[PolicyDomain, ...] = (
             _cat("category", "Item category", "office supplies", "IT hardware", "consulting",
                  "furniture", "lab chemicals", "cleaning services"),
             _cat("supplier", "Supplier status", "listed", "new", "under review"),
-            _cat("budget", "Budget line", "assigned", "unassigned"),
-            _cat("role", "Requester role", "team member", "team lead", "department head",
+            _cat("budget", "Budget line", "assigned", "unassigned", favourable="assigned"),
+            _cat("role", "Requester's role", "team member", "team lead", "department head",
                  "project manager"),
-            _cat("funding", "Funding source", "operating budget", "grant", "capital budget"),
-            _cat("terms", "Payment schedule", "standard", "prepayment", "milestone"),
+            _cat("funding", "Funding source", "operating budget", "grant", "capital budget",
+                 articles=("the", "a", "the")),
+            _cat("terms", "Payment schedule", "standard", "prepaid", "milestone-based"),
         )),
     PolicyDomain(
         "data_sharing", "Data sharing policy", "sharing request", "a", "sharing requests",
@@ -268,17 +306,20 @@ DOMAINS: tuple[PolicyDomain, ...] = (
             _num("retention", "Retention period", "months", 1, 120),
             _num("fields", "Field count", "count", 1, 60),
             _num("duration", "Access duration", "days", 1, 365),
-            _cat("recipient", "Recipient type", "internal team", "research partner", "vendor",
-                 "regulator", "marketing agency"),
+            _cat("recipient", "Recipient", "internal team", "research partner", "vendor",
+                 "regulator", "marketing agency", articles=("an", "a", "a", "a", "a")),
             _cat("classification", "Data classification", "public", "internal", "confidential",
                  "restricted"),
-            _cat("anonymisation", "Redaction of names", "applied", "skipped"),
-            _cat("agreement", "Data agreement", "signed", "unsigned"),
+            _cat("anonymisation", "Redaction of names", "applied", "skipped", favourable="applied"),
+            _cat("agreement", "Data agreement", "signed", "unsigned", favourable="signed"),
             _cat("purpose", "Purpose", "research", "marketing", "audit", "customer support",
                  "product testing"),
-            _cat("region", "Transfer region", "same country", "same region", "outside region"),
+            _cat("region", "Transfer", "within the country", "within the region", "outside the region"),
         )),
 )
+NAME_DOMAIN = {"expenses": "logistics", "refunds": "retail", "insurance": "insurance", "premises": "software",
+               "travel": "finance", "leave": "education", "procurement": "hospitality", "data_sharing": "healthcare"}
+"""Policy setting -> the domain whose region and businesses its names come from (``common/names.py``)."""
 DOMAIN_BY_NAME = {d.name: d for d in DOMAINS}
 FIELD_BY_KEY = {d.name: {f.key: f for f in d.fields} for d in DOMAINS}
 MAX_FIELDS = min(len(d.fields) for d in DOMAINS)
@@ -505,6 +546,19 @@ class _Builder:
         forms = NUM_PREDICATES[op] if field.numeric else CAT_PREDICATES[op]
         return {"field": key, "op": op, "value": value, "w": self.rng.randrange(len(forms))}
 
+    def limit_atom(self, key: str, op: str, value: int, wanted: bool) -> Atom:
+        """:meth:`atom` of a threshold that holds (``wanted``) or fails for every member; a money threshold is
+        moved to a round sum (``round_amount``) in the direction that keeps its truth for every member."""
+        field = self.fields[key]
+        if _rounded(field, value):
+            for up in (True, False):
+                rounded = round_amount(value, up)
+                if rounded > field.lo and all(holds({"field": key, "op": op, "value": rounded}, {key: v}) == wanted
+                                              for v in self.values[key]):
+                    value = rounded
+                    break
+        return self.atom(key, op, value)
+
     def _gap(self, field: Field, around: int) -> int:
         """A distance for near-miss thresholds: 0 (exact boundary) or a modest step."""
         if self.rng.random() < 0.4:
@@ -527,7 +581,7 @@ class _Builder:
             if bottom - 1 - self._gap(field, bottom) > field.lo:
                 choices.append(("le", bottom - 1 - self._gap(field, bottom)))
             op, ref = pick(self.rng, choices)
-            return self.atom(key, op, ref)
+            return self.limit_atom(key, op, ref, wanted=False)
         untaken = [v for v in field.values if v not in vals]
         options: list[tuple[str, Any]] = [("eq", v) for v in untaken]
         if len(untaken) >= 3:
@@ -551,7 +605,7 @@ class _Builder:
             if bottom - self._gap(field, bottom) > field.lo:
                 choices.append(("ge", bottom - self._gap(field, bottom)))
             op, ref = pick(self.rng, choices)
-            return self.atom(key, op, ref)
+            return self.limit_atom(key, op, ref, wanted=True)
         taken = sorted(set(vals), key=field.values.index)
         untaken = [v for v in field.values if v not in taken]
         options: list[tuple[str, Any]] = [("ne", v) for v in untaken] if len(field.values) > 2 else []
@@ -579,16 +633,26 @@ def _threshold(rng: random.Random, field: Field) -> tuple[str, int, int, int]:
     lo, hi = field.lo, field.hi
     if field.kind == "money":
         whole = rng.randrange(lo // 100 + 2, hi // 100 - 1)
-        cents = pick(rng, (0, 0, 50, rng.randrange(1, 100)))
-        limit = whole * 100 + cents
+        pick(rng, (0, 0, 50, rng.randrange(1, 100)))  # 1.2 drew the cents here; a limit is a round sum (1.3)
+        limit = round_amount(whole * 100, up=False)
+        if limit <= lo:
+            limit = round_amount(whole * 100, up=True)
     else:
         limit = rng.randrange(lo + 1, hi)
+        if _rounded(field, limit):
+            limit = round_amount(limit, up=False)
     inside = {"gt": limit + 1, "ge": limit, "lt": limit - 1, "le": limit}[op]
     outside = {"gt": limit, "ge": limit - 1, "lt": limit, "le": limit + 1}[op]
     return op, limit, inside, outside
 
 
 COMPLEMENT = {"gt": "le", "ge": "lt", "lt": "ge", "le": "gt"}
+
+
+def _rounded(field: Field, value: int) -> bool:
+    """True for a threshold a policy writes as a round number (core 1.3): every sum of money, and counts from
+    1,000 up ("at most 200,000 records", not 213,457); days, hours and small counts are whole numbers already."""
+    return field.kind == "money" or (field.kind == "count" and value >= 1000)
 
 
 def _shared_value(rng: random.Random, field: Field) -> Any:
@@ -665,6 +729,8 @@ def _focal(schema: str, rng: random.Random, b: _Builder, keys: dict[str, str], t
     by_rule = schema.endswith("_rule")
     s = keys["state"]
     s0, s1 = rng.sample(list(fields[s].values), 2)
+    if fields[s].favourable and (s1 == fields[s].favourable) != (o_p == "deny") and o_p != "escalate":
+        s0, s1 = s1, s0  # approve unless the receipt is missing; deny unless the induction is completed (1.3)
     if schema.startswith("state"):
         n = keys["num"]
         op, limit, inside, outside = _threshold(rng, fields[n])
@@ -758,7 +824,23 @@ def _distractor(rng: random.Random, b: _Builder, keys: list[str], two: bool, exc
     exc = None
     if rng.random() < exc_prob:
         exc = b.any_atom(pick(rng, [k for k in keys if all(k != a["field"] for a in conds)]))
-    return _rule(pick(rng, OUTCOMES), conds, exc, "distractor")
+    outcome = pick(rng, OUTCOMES)
+    if exc is not None and not _sensible(exc, outcome, b.fields):
+        # a distractor never applies, so its exception's truth decides nothing: name the value that makes sense
+        other = next(v for v in b.fields[exc["field"]].values if v != exc["value"])
+        exc = {**exc, "value": other}
+    return _rule(outcome, conds, exc, "distractor")
+
+
+def _sensible(exc: Atom, outcome: str, fields: dict[str, Field]) -> bool:
+    """False for an exception that reads against its rule: an approve rule "unless the receipt is attached", a deny
+    rule "except where the safety induction is outstanding" (a favourable fact lifting an approval, an unfavourable
+    one lifting a refusal). Only two-valued state fields with a favourable value are judged."""
+    field = fields[exc["field"]]
+    if not field.favourable or exc["op"] not in ("eq", "ne") or outcome == "escalate":
+        return True
+    names_favourable = (exc["value"] == field.favourable) == (exc["op"] == "eq")
+    return names_favourable == (outcome == "deny")
 
 
 def _signature(rule: Rule) -> str:
@@ -796,7 +878,8 @@ def _sample_policy(rng: random.Random, level: int, mode: str, domain_name: str, 
             rule["conds"].append(shared_true(rule["conds"]))
         if rule["exc"] is None and rng.random() < idle_p:
             used = {a["field"] for a in rule["conds"]}
-            rule["exc"] = b.false_atom(pick(rng, [k for k in [*shared_keys, *decisive] if k not in used]))
+            idle = b.false_atom(pick(rng, [k for k in [*shared_keys, *decisive] if k not in used]))
+            rule["exc"] = idle if idle is None or _sensible(idle, rule["outcome"], by_key) else None
         rng.shuffle(rule["conds"])
     if mode == "specific":
         winner = next(r for r in focal.rules if r["role"] == "winner")
@@ -819,7 +902,12 @@ def _sample_policy(rng: random.Random, level: int, mode: str, domain_name: str, 
         decoys = []
         for conds, avoid in rng.sample(focal.decoys, len(focal.decoys))[:n_decoys]:
             outcome = pick(rng, [o for o in OUTCOMES if o not in avoid])
-            decoys.append(_rule(outcome, conds, shared_true(), "decoy"))
+            exc = shared_true()
+            for _ in range(5):  # an exception that reads with its rule, where one is at hand (1.3)
+                if _sensible(exc, outcome, by_key):
+                    break
+                exc = shared_true()
+            decoys.append(_rule(outcome, conds, exc, "decoy"))
         distractors: list[Rule] = []
         seen = {_signature(r) for r in [*focal.rules, *decoys]}
         for _ in range(200):
@@ -926,7 +1014,7 @@ def _resolve_ids(rules: list[Rule], order: list[int], matched: list[bool], excep
 
 def _assemble(rng: random.Random, domain: PolicyDomain, schema: str, fields: list[Field], rules: list[Rule],
               default: str, precedence: dict[str, Any], shared: dict[str, Any]) -> dict[str, Any]:
-    forge = NameForge(rng)
+    forge = NameForge(rng, NAME_DOMAIN[domain.name])
     org = forge.organisation()
     day = dt.date(2026, 1, 5) + dt.timedelta(days=rng.randrange(330))
     submitted = day + dt.timedelta(days=rng.randrange(20, 200))
@@ -991,9 +1079,11 @@ def render_atom(atom: Atom, domain: PolicyDomain) -> str:
         text = NUM_PREDICATES[atom["op"]][atom["w"]].format(v=shown)
     elif atom["op"] == "in":
         forms = PAIR_FORMS if len(atom["value"]) == 2 else CAT_PREDICATES["in"]
-        text = forms[atom["w"]].format(v=join_words(atom["value"], "or"))
+        if field.articles and forms is not PAIR_FORMS:
+            forms = ("is {v}",) * len(forms)  # "is one of a client meeting, a conference or ..." reads oddly
+        text = forms[atom["w"]].format(v=join_words([phrase(field, v) for v in atom["value"]], "or"))
     else:
-        text = CAT_PREDICATES[atom["op"]][atom["w"]].format(v=atom["value"])
+        text = CAT_PREDICATES[atom["op"]][atom["w"]].format(v=phrase(field, atom["value"]))
     return f"{subject} {text}"
 
 
@@ -1202,10 +1292,15 @@ def _atom_holds(text: str, record: dict[str, str]) -> bool:
                 return {"gt": a > ref, "ge": a >= ref, "lt": a < ref, "le": a <= ref}[op]
     for prefix in ("is anything other than ", "is not "):
         if rest.startswith(prefix):
-            return value != rest[len(prefix):]
+            return value != _without_article(rest[len(prefix):])
     listed = rest.removeprefix("is one of ").removeprefix("is either ").removeprefix("is ")
-    options = re.split(r", | or ", listed)
+    options = [_without_article(v) for v in re.split(r", | or ", listed)]
     return value in options
+
+
+def _without_article(value: str) -> str:
+    """A rule's value as the record writes it (1.3 rules give it its article, the record does not)."""
+    return re.sub(r"^(?:an?|the) ", "", value)
 
 
 def _main_condition_holds(cond: str, record: dict[str, str]) -> bool:

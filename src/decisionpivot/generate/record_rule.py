@@ -60,6 +60,16 @@ Version history:
   lower-case break lowers the first letter ("kV-4821", not "Kv-4821"). Each broken rule has its own
   target record (two near misses on one record could undo each other: a combination twin moving the
   start date away from a date-order edge).
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took. A gift message or a loan memo is about one
+  thing: its first phrase says what, any further phrase is a signature or a remark (``ADDED_PHRASES``; 1.2
+  glued "Get well soon. Congratulations!" and "Legal fees. Car lease."). The finance record type is a loan
+  repayment (``repayment_id``) with loan memos only (1.2: a payment instruction with term, instalments,
+  principal and interest whose memos said "Rent for March." in July or "Membership fee."). VAT in a retail
+  batch is 25, 12 or 6 percent of the net price (1.2: any share, 0.7% to 23.8% in one batch). The intro no
+  longer says the batch "must keep every integrity rule". Rules, breaks and answers are drawn as before, but
+  notes draw from other lists, so most cases are drawn anew.
 """
 
 from __future__ import annotations
@@ -82,7 +92,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "record_rule"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Which rule does the batch violate?"
 NONE_KEY = "none"
 RULE_TYPES = (
@@ -267,9 +277,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         qty_lo=(1, 2, 3),
         qty_span=(12, 60),
         planned_max=36,
-        record="payment instruction",
-        key="instruction_id",
-        prefix="PI",
+        record="loan repayment",
+        key="repayment_id",
+        prefix="LR",
         code="batch_ref",
         qty="term_months",
         site="branch",
@@ -450,15 +460,17 @@ NOTE_PHRASES: dict[str, tuple[str, ...]] = {
         "Agreed with the account owner.",
     ),
     "finance": (
-        "Rent due.", "Car lease.", "Legal fees.", "Bank refund.", "Monthly rent.", "Final payment.",
-        "Loan repayment.", "Membership fee.", "Rent for March.", "Salary advance.", "Office supplies.",
-        "Consultancy fees.", "Early settlement.", "Supplier invoice.", "Includes late fee.",
-        "Refund of deposit.", "Second instalment.", "As agreed by phone.", "Payment on account.",
-        "Rent for the garage.", "Refund to the client.", "Travel costs refunded.", "Check the bank details.",
-        "Release after approval.", "Repayment of overdraft.", "Balance of the contract.",
-        "Annual insurance premium.", "Deposit for new premises.", "Paid on behalf of client.",
-        "Quarterly service charge.", "Settles the last invoice.", "Transfer between accounts.",
-        "Monthly loan repayment due.", "Fee for the new credit line.", "Settlement of the final bill.",
+        "Car loan.", "Home loan.", "Paid early.", "Final payment.", "Loan repayment.", "Early settlement.",
+        "Includes late fee.", "Second instalment.", "Partial repayment.", "Overdue instalment.",
+        "As agreed by phone.", "Payment on account.", "Student loan repayment.", "Check the bank details.",
+        "Release after approval.", "Paid by standing order.", "Repayment of overdraft.",
+        "Confirmed by the client.", "Balance of the contract.", "Top-up loan, first instalment.",
+        "Rate change applied this month.", "Monthly loan repayment due.", "Fee for the new credit line.",
+        "Settles the loan in full.", "Instalment after payment break.", "Payment from the joint account.",
+        "Direct debit returned, paid by transfer.", "Interest only this month.", "Reminder sent last week.",
+        "Car finance.", "Mortgage fee.", "Arrangement fee.", "Interest adjustment.", "First repayment.",
+        "Repayment of the bridging loan.", "Repayment by the guarantor.", "Equipment loan repayment.",
+        "Repayment of the business loan.",
     ),
     "education": (
         "Fees due.", "Fees paid.", "Left early.", "New student.", "Has two jobs.", "Needs a tutor.",
@@ -547,8 +559,8 @@ INTROS = (
     "Before loading, the batch is checked against the integrity rules below.",
     "Data check before import: a batch of {record} records of {org}, {a_business} organisation, taken "
     "from the {department} system on {date}.",
-    "The {department} team of {org} ({business}) sent the batch of {record} records below on {date}; it "
-    "must keep every integrity rule of the record type.",
+    "The {department} team of {org} ({business}) sent the batch of {record} records below on {date}; every "
+    "record must meet the integrity rules of the record type.",
 )
 NOTES = (
     "An empty cell means that the field is not filled. At most one rule is violated by the batch.",
@@ -648,8 +660,27 @@ def _topics(phrase: str) -> set[str]:
     return {words[0]} | {w for w in words if len(w) >= 4}
 
 
-def _compatible(parts: list[str] | tuple[str, ...]) -> bool:
-    """No two phrases of a note on the same topic ("High floor. Ground floor room.", "Fees paid. Fees due.")."""
+VAT_RATES = (25, 12, 6)
+"""Swedish VAT rates (the retail domain pays in SEK), in percent."""
+
+ADDED_PHRASES: dict[str, frozenset[str]] = {
+    "retail": frozenset({"With love.", "All my love.", "With best wishes.", "Love from all of us.",
+                         "With warmest wishes.", "Enjoy it!", "Enjoy them.", "Hope you like the gift.",
+                         "Have a lovely day.", "Enjoy, and see you soon.", "Thank you!"}),
+    "finance": frozenset({"Includes late fee.", "As agreed by phone.", "Check the bank details.",
+                          "Release after approval.", "Paid by standing order.", "Confirmed by the client.",
+                          "Reminder sent last week.", "Paid early."}),
+}
+"""Phrases that follow another in a note (a signature, a remark); the others say what the note is about, and a
+note is about one thing (1.3: no "Get well soon. Congratulations!" or "Legal fees. Car lease.")."""
+
+
+def _compatible(parts: list[str] | tuple[str, ...], domain: str = "") -> bool:
+    """No two phrases of a note on the same topic ("High floor. Ground floor room.", "Fees paid. Fees due."), and
+    where a domain says what a note is about (gift messages, loan memos) one such phrase, written first."""
+    added = ADDED_PHRASES.get(domain)
+    if added is not None and any(part not in added for part in parts[1:]):
+        return False
     seen: set[str] = set()
     for part in parts:
         topics = _topics(part)
@@ -671,7 +702,7 @@ def _note_combinations(domain: str, n: int) -> tuple[tuple[str, ...], ...]:
             rest = n - len(p) - len(q) - 2
             if q != p and rest > 0:
                 found += [(p, q, r) for r in phrases if len(r) == rest and r not in (p, q)]
-    return tuple(c for c in found if _compatible(c))
+    return tuple(c for c in found if _compatible(c, domain))
 
 
 def _text_of_length(rng: random.Random, domain: str, n: int) -> str:
@@ -693,7 +724,7 @@ def _lengthen(rng: random.Random, domain: str, text: str) -> str:
         longer = [
             p
             for p in NOTE_PHRASES[domain]
-            if len(p) == len(parts[k]) + 1 and _compatible([*parts[:k], p, *parts[k + 1 :]])
+            if len(p) == len(parts[k]) + 1 and _compatible([*parts[:k], p, *parts[k + 1 :]], domain)
         ]
         if longer:
             return " ".join([*parts[:k], pick(rng, longer), *parts[k + 1 :]])
@@ -740,7 +771,7 @@ def _sample_context(
     domain_name = pick(rng, sorted(SCHEMAS))
     schema = SCHEMAS[domain_name]
     domain = DOMAIN_BY_NAME[domain_name]
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain_name)
     others = [t for t in RULE_TYPES if t not in types]
     rng.shuffle(others)
     listed = list(types) + others[: k_rules - len(types)]
@@ -864,6 +895,8 @@ def _sample_records(rng: random.Random, ctx: dict[str, Any], n: int) -> list[dic
         planned = rng.randrange(2, ctx["schema"]["planned_max"] + 1)
         net = rng.randrange(1000, 500000)
         tax = rng.randrange(0, net // 4 + 1)
+        if ctx["domain"] == "retail":  # VAT at one of the country's rates (1.2: any share, 0.7% to 23.8%)
+            tax = net * VAT_RATES[tax % len(VAT_RATES)] // 100
         level = pick(rng, ctx["schema"]["levels"])
         urgent = level == ctx["schema"]["urgent"]
         records.append(

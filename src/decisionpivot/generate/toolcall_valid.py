@@ -52,6 +52,11 @@ Version history:
   never "For the delivery date, use in 4 days"), "meal plan" for the hotel board, organisation
   names that suit the domain (no "Foundry" runs clinics). Deviation types, balance and answers are
   unchanged; the solver reads both the 1.1 and the 1.2 wording.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took, so cases are drawn as before. A message
+  asks "I'd like the number of apprentices to be 3." where 1.2 filled in a form ("For the number of
+  apprentices, use 3."); the solver reads both.
 """
 
 from __future__ import annotations
@@ -73,7 +78,7 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "toolcall_valid"
-VERSION = "1.2"
+VERSION = "1.3"
 QUESTION = "Is the proposed call correct for the request under this schema?"
 OPTIONS = (
     Option("yes", "the call fits the schema, every rule in its descriptions and the request"),
@@ -351,8 +356,10 @@ CALL_HEADINGS = ("Proposed call:", "The assistant proposes this call:", "Call un
 REQUEST_OPENINGS = ("Please {verb} for me.", "Hi, I need to {verb}.", "Could you {verb}?")
 REQUEST_CLOSINGS = ("", "Thank you.", "Thanks!")
 HISTORY_OPENINGS = ("Please {verb}.", "I need to {verb}.")
-CLAUSES = ("{Label}: {phrase}.", "The {label} should be {phrase}.", "For the {label}, use {phrase}.",
+CLAUSES = ("{Label}: {phrase}.", "The {label} should be {phrase}.", "I'd like the {label} to be {phrase}.",
            "Please set the {label} to {phrase}.")
+"""How a message asks for one value. 1.3 replaces 1.2's form-filling "For the number of apprentices, use 3." with
+what a person writes ("I'd like the number of apprentices to be 3.")."""
 BOOL_CLAUSES = (("{Label}: yes.", "{Label}: no."), ("I want {obj}.", "I don't want {obj}."),
                 ("With {obj}, please.", "Without {obj}, please."))
 BOOL_OBJECTS = {
@@ -624,7 +631,7 @@ def _sample_case(
 ) -> dict[str, Any]:
     tool = pick(rng, TOOLS)
     domain = DOMAIN_BY_NAME[tool.domain]
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     org = forge.organisation(tool.domain)
     n = config.properties[level - 1]
     structure = pick(rng, ("flag", "total")) if variation == "description_dependency" else None

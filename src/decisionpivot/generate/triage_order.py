@@ -58,6 +58,17 @@ Version history:
   machines and documents per domain so that only machines stop working and only physical goods
   arrive late ("Development board not working", never "Support plan making a noise"); no article
   before the business ("a adult education firm"). Queues, rules and answers are built as before.
+* 1.3 - core 1.3 (issue #38), text a careful person would have written: names read like names of the
+  case's region and kind (``common/names.py``: "Sanne Bakker", "Bakker Freight", "Vejle"; 1.2 wrote
+  random syllables), each chosen by the draws its 1.2 name took. The question says it as the writer would
+  ("Under the rules, which waiting case is served at the position asked for?"; 1.2: "... at the position
+  asked for in the state"). The desk's own customers queue: patients, shoppers, students, guests and
+  households are people, in a column named for them ("Patient", "Student", "Guest"), shippers, software
+  clients and card merchants companies with their legal form ("Hodgson Ltd"; 1.2: "Kennedy Academy" at
+  student services). Summaries are what a customer raises ("Callback requested about an enrolment form",
+  "Cannot open the course certificate sent by email", "Copy of a loan agreement requested"; 1.2:
+  "Exams asks for a callback", "Facilities cannot open a course certificate", "Access request for the
+  loan agreement archive"), drawn with the same draws. Queues, rules and answers are built as before.
 """
 
 from __future__ import annotations
@@ -78,8 +89,9 @@ from decisionpivot.generate.registry import register
 from decisionpivot.items import Item, Option
 
 NAME = "triage_order"
-VERSION = "1.2"
-QUESTION = "Which waiting case do the rules put at the position asked for in the state?"
+VERSION = "1.3"
+QUESTION = "Under the rules, which waiting case is served at the position asked for?"
+"""1.2 asked for "the position asked for in the state": the benchmark's word, not the writer's."""
 VARIATIONS = ("arrival", "current_time", "deadline", "class", "threshold")
 N_OPTIONS = 5
 
@@ -94,12 +106,15 @@ CHANNELS = ("phone", "email", "chat", "web form", "walk-in")
 STATUSES = ("open", "awaiting reply", "on hold")
 SUMMARIES = (
     "{good} sent to the wrong site", "damaged {good} reported", "question about a {document}",
-    "{document} missing", "wrong {document} received", "{department} asks for a callback",
-    "refund for a {good}", "{machine} not working", "access request for the {document} archive",
+    "{document} missing", "wrong {document} received", "callback requested about a {document}",
+    "refund for a {good}", "{machine} not working", "copy of a {document} requested",
     "duplicate {document}", "{machine} keeps switching off", "change to a {document}", "{good} out of stock",
-    "complaint about {department}", "{document} needs correcting", "second {good} requested",
-    "{department} cannot open a {document}", "{good} arrived late",
+    "complaint about a {document}", "{document} needs correcting", "second {good} requested",
+    "cannot open the {document} sent by email", "{good} arrived late",
 )
+"""What a customer raises. 1.2 let the organisation's own departments ask and fail ("Exams asks for a callback",
+"Facilities cannot open a course certificate") and customers ask for "the loan agreement archive"; every summary
+is now the customer's (the department is still drawn, so the stream is as in 1.2)."""
 
 
 @dataclass(frozen=True)
@@ -114,27 +129,32 @@ class Setting:
     """The goods among them that run on power (they can stop working or keep switching off)."""
     documents: tuple[str, ...]
     """Documents customers send or receive (each can be missing, duplicated, changed or corrected)."""
+    customer: str = "customer"
+    """What the desk calls the people it serves, the heading of their column ("patient", "student", "guest")."""
+    people: bool = True
+    """True when they are people (shoppers, patients, students, guests, households), False for companies."""
 
 
 SETTINGS = {
     "logistics": Setting("customer service", ("pallet jack", "cargo strap", "shipping crate", "handheld scanner"),
-                         ("handheld scanner",), ("waybill", "delivery note", "customs declaration")),
+                         ("handheld scanner",), ("waybill", "delivery note", "customs declaration"), people=False),
     "healthcare": Setting("patient services", ("infusion stand", "examination lamp", "wheelchair", "thermometer"),
-                          ("examination lamp", "thermometer"), ("referral", "discharge note", "consent form")),
+                          ("examination lamp", "thermometer"), ("referral", "discharge note", "consent form"),
+                          "patient"),
     "retail": Setting("customer service", ("kettle", "desk lamp", "storage box", "wool blanket"),
                       ("kettle", "desk lamp"), ("receipt", "delivery note", "returns form")),
     "software": Setting("support", ("development board", "test phone", "laptop", "security key"),
                         ("development board", "test phone", "laptop"),
-                        ("service agreement", "incident report", "order form")),
+                        ("service agreement", "incident report", "order form"), people=False),
     "finance": Setting("customer service", ("card reader", "cash counter", "PIN pad", "safe deposit box"),
                        ("card reader", "cash counter", "PIN pad"),
-                       ("statement", "loan agreement", "direct debit form")),
+                       ("statement", "loan agreement", "direct debit form"), people=False),
     "education": Setting("student services", ("projector", "lab kit", "textbook set", "tablet"),
-                         ("projector", "tablet"), ("transcript", "enrolment form", "course certificate")),
+                         ("projector", "tablet"), ("transcript", "enrolment form", "course certificate"), "student"),
     "energy": Setting("customer service", ("smart meter", "inverter", "cable drum", "transformer"),
                       ("smart meter", "inverter"), ("meter reading", "work order", "tariff sheet")),
     "hospitality": Setting("guest services", ("banquet table", "espresso machine", "room safe", "linen set"),
-                           ("espresso machine", "room safe"), ("reservation", "invoice", "event order")),
+                           ("espresso machine", "room safe"), ("reservation", "invoice", "event order"), "guest"),
 }
 """The family's own settings per domain: the queue is kept by a customer-facing desk (not by radiology
 or the kitchen), and what customers raise fits it (no support plan that arrives late or makes a noise)."""
@@ -359,11 +379,11 @@ def _department(name: str) -> str:
 def _dress(queue: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """Add the setting and wording that do not change the answer: domain, names, summaries, notes."""
     domain = pick(rng, DOMAINS)
-    forge = NameForge(rng)
+    forge = NameForge(rng, domain.name)
     tickets = queue["tickets"]
     summaries: list[str] = []
+    setting = SETTINGS[domain.name]
     while len(summaries) < len(tickets):
-        setting = SETTINGS[domain.name]
         text = pick(rng, SUMMARIES).format(good=pick(rng, setting.goods), machine=pick(rng, setting.machines),
                                            document=pick(rng, setting.documents),
                                            department=_department(pick(rng, domain.departments)))
@@ -371,7 +391,9 @@ def _dress(queue: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         text = text[0].upper() + text[1:]
         if text not in summaries:
             summaries.append(text)
-    customers = [forge.organisation() for _ in range(max(3, len(tickets) // 2))]
+    # the desk's own customers: patients, shoppers, students, guests and households are people; shippers, software
+    # clients and card merchants are companies (1.2 listed "Kennedy Academy" as a student of student services)
+    customers = [forge.client(setting.people) for _ in range(max(3, len(tickets) // 2))]
     dressed = [{**t, "channel": pick(rng, CHANNELS), "customer": pick(rng, customers), "summary": summary}
                for t, summary in zip(tickets, summaries, strict=True)]
     notes = rng.sample(NOTES, 2)
@@ -472,10 +494,12 @@ def _columns(case: dict[str, Any]) -> list[str]:
         columns.append("deadline")
     if case["level"] >= 2:
         columns += ["account", "status"]
-    return [*columns, "channel", "customer"]
+    return [*columns, "channel", SETTINGS[case["domain"]].customer]
 
 
 def _cell(ticket: dict[str, Any], column: str) -> str:
+    if column in ("patient", "student", "guest"):
+        return str(ticket["customer"])
     if column == "arrived":
         return clock(ticket["arrival"])
     if column == "deadline":

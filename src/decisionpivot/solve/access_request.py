@@ -23,9 +23,10 @@ _HEADS = (
     ("Roles held by groups:", "holds"), ("Deny entries:", "denies"),
 )
 _REQUESTS = (
-    re.compile(r"^Access request: (?P<u>\S+) asks to (?P<a>\w+) in (?P<f>/\S+)\.$"),
-    re.compile(r"^Request under review: user (?P<u>\S+) wants to (?P<a>\w+) in the folder (?P<f>/\S+)\.$"),
-    re.compile(r"^(?P<u>\S+) has asked for permission to (?P<a>\w+) in (?P<f>/\S+)\.$"),
+    # core 1.3 writes "... to read files in /x" where 1.2 wrote "... to read in /x"
+    re.compile(r"^Access request: (?P<u>\S+) asks to (?P<a>\w+)(?: files)? in (?P<f>/\S+)\.$"),
+    re.compile(r"^Request under review: user (?P<u>\S+) wants to (?P<a>\w+)(?: files)? in the folder (?P<f>/\S+)\.$"),
+    re.compile(r"^(?P<u>\S+) has asked for permission to (?P<a>\w+)(?: files)? in (?P<f>/\S+)\.$"),
 )
 
 
@@ -84,7 +85,7 @@ def _roles(lines: list[str]) -> dict[str, list[tuple[set[str], str]]]:
             out[current] = []
         elif line.startswith("  - may "):
             acts, _, folder = line[len("  - may "):].rpartition(" in ")
-            out[current].append((set(_names(acts)), folder))
+            out[current].append((set(_names(acts.removesuffix(" files"))), folder))
         elif line.startswith("- "):
             name, _, rest = line[2:].partition(": ")
             grants = []
@@ -112,7 +113,7 @@ def _holds(lines: list[str]) -> dict[str, set[str]]:
     return out
 
 
-_USER_MAY_NOT = re.compile(r"^- (user|group) (.+) may not (\w+) in (/\S+)$")
+_USER_MAY_NOT = re.compile(r"^- (user|group) (.+) may not (\w+)(?: files)? in (/\S+)$")
 _DENY_TO = re.compile(r"^- deny (\w+) on (/\S+) to (user|group) (.+)$")
 
 

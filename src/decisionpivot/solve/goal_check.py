@@ -65,7 +65,8 @@ class _Store:
 
 def _parts(state: str) -> tuple[list[str], list[str], list[str]]:
     lines = state.splitlines()
-    i_store = lines.index("Store at the start:")
+    heading = next(h for h in ("Files before the agent started:", "Store at the start:") if h in lines)  # 1.3 / 1.2
+    i_store = lines.index(heading)
     i_ops = lines.index("Operations:")
     i_goal = lines.index("Goal:")
     i_trace = lines.index("Trace:")

@@ -122,6 +122,13 @@ def _split_conditions(cond: str, labels: list[str]) -> list[str]:
 
 
 _VALUE_SEPARATOR = re.compile(r",\s*|\s+or\s+")
+_ARTICLE = re.compile(r"^(?:an?|the) ")
+
+
+def _bare(value: str) -> str:
+    """A value as the record writes it: core 1.3 rules give it its article ("the entry day is a public holiday",
+    "the zone is not the server room"), the record does not ("Entry day: public holiday"); 1.2 wrote none."""
+    return _ARTICLE.sub("", value.strip())
 
 
 def _condition_true(text: str, record: dict[str, str]) -> bool:
@@ -142,14 +149,14 @@ def _condition_true(text: str, record: dict[str, str]) -> bool:
                 return {"gt": a > b, "ge": a >= b, "lt": a < b, "le": a <= b}[op]
     for negation in ("is anything other than ", "is not "):
         if predicate.startswith(negation):
-            return fact != predicate[len(negation):]
+            return fact != _bare(predicate[len(negation):])
     if not predicate.startswith("is "):
         raise ValueError(f"unrecognised condition: {text!r}")
     listed = predicate[3:]
     for lead in ("one of ", "either "):
         if listed.startswith(lead):
             listed = listed[len(lead):]
-    allowed = [v.strip() for v in _VALUE_SEPARATOR.split(listed) if v.strip()]
+    allowed = [_bare(v) for v in _VALUE_SEPARATOR.split(listed) if v.strip()]
     return fact in allowed
 
 

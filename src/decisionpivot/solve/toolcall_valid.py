@@ -159,7 +159,8 @@ def _sentences(text: str) -> list[str]:
 _CLAUSE_PATTERNS = tuple(re.compile(p) for p in (
     r"(?P<label>[^:]+?): (?P<phrase>.+)\.",
     r"the (?P<label>.+?) should be (?P<phrase>.+)\.",
-    r"for the (?P<label>.+?), use (?P<phrase>.+)\.",
+    r"for the (?P<label>.+?), use (?P<phrase>.+)\.",  # 1.2
+    r"i'd like the (?P<label>.+?) to be (?P<phrase>.+)\.",  # 1.3
     r"please set the (?P<label>.+?) to (?P<phrase>.+)\.",
     r"i want (?P<label>.+)\.(?P<yes>)",
     r"i don't want (?P<label>.+)\.(?P<no>)",
