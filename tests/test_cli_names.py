@@ -31,6 +31,8 @@ CASES = [  # (argv, what the error must say); {items} is a folder holding the it
                                                                         "fact_answerable?); known: fact_answerable,"),
     (["evaluate", "--system", "uniform", "--items", "{items}", "--tasks", "fact_answerabl"],
      "unknown task 'fact_answerabl' (did you mean fact_answerable?); known: " + FAMILY),
+    (["evaluate", "--systems", "uniform,unifrm", "--items", "{items}"], "unknown system 'unifrm' (did you mean "
+                                                                         "uniform?)"),
     (["evaluate", "--system", "heuristic.fact_answerable.names_in_table", "--tasks", "policy_case"],
      "this system answers only fact_answerable, not policy_case"),
     (["export", "lm-eval", "exported", "--items", "{items}", "--tasks", "fact_answerabl"],

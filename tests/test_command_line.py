@@ -87,7 +87,7 @@ def assert_refused(code: int, err: str, *needles: str) -> None:
     (["generate", "--seed", "1.5"], "--seed: expected an integer, got '1.5'"),
     (["generate", "--seed=1e3"], "--seed: expected an integer"),
     (["score", "--resamples", "x"], "--resamples: expected an integer, got 'x'"),
-    (["evaluate"], "missing required argument SYSTEM (--system)"),
+    (["evaluate"], "name the system to evaluate: dp evaluate SYSTEM"),
     (["show"], "missing required argument ITEM_ID"),
     (["show", "a:1", "items", "extra"], "too many arguments: 'extra'"),
     (["version", "now"], "too many arguments: 'now'"),

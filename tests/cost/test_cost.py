@@ -73,7 +73,9 @@ def test_dp_cost_marks_the_certified_threshold(in_project: Path, project: Projec
         certified = (gate["systems"]["oracle"]["pooled"] if family == "pooled"
                      else gate["systems"]["oracle"]["families"][family])["threshold"]
         assert entry["certified_threshold"] == certified
-        assert entry["minimum_cost"] <= entry["certified_cost"] <= entry["escalate_all_cost"] + 1e-9
+        # the least cost over these items' thresholds bounds both; a threshold certified on the calibration draws may
+        # cost more than escalating everything on another draw (it is chosen for risk, not for cost)
+        assert entry["minimum_cost"] <= min(entry["certified_cost"], entry["escalate_all_cost"]) + 1e-9
     assert oracle["pooled"]["minimum_cost"] < oracle["pooled"]["escalate_all_cost"]  # automating pays
     assert record["systems"]["uniform"]["pooled"]["minimum_threshold"] == "escalate all"
     svg = (in_project / "reports/cost/figures/cost-oracle.svg").read_text(encoding="utf-8")

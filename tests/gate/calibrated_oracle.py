@@ -29,7 +29,7 @@ def content_key(item: Item) -> str:
                       ensure_ascii=False)
 
 
-def decide(items: Sequence[Item], skill: float = 0.9) -> list[dict[str, float]]:
+def decide(items: Sequence[Item], skill: float = 0.85) -> list[dict[str, float]]:
     """Gold with probability c, else the next option; c near 1 for a share ``skill`` of items."""
     answers = []
     for item in items:

@@ -196,7 +196,7 @@ def test_the_release_seed_and_release_items_are_never_calibration(project: Proje
     monkeypatch.chdir(project.root)
     with pytest.raises(DecisionPivotError, match="is the release seed"):
         _gate(project, seeds=(RELEASE_SEED,))
-    with pytest.raises(DecisionPivotError, match=r"no MANIFEST\.json"):
+    with pytest.raises(DecisionPivotError, match=r"seed-999: no such folder"):
         _gate(project, seeds=(999,))
     # a calibration folder that holds the released items
     import shutil

@@ -96,7 +96,8 @@ def test_a_hash_collision_never_flags_an_item(tmp_path: Path, monkeypatch: pytes
 @pytest.fixture(scope="module")
 def benchmark_items(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path], list[Item]]:
     """The release draw of two core families as reference items; training files made of the items of
-    three other families with windows of reference states (some boilerplate, some specific) spliced in."""
+    three other families with windows of the first family's states (some boilerplate, some specific) spliced in,
+    so some reference items are flagged and never all (a boilerplate window flags its whole family)."""
     tmp = tmp_path_factory.mktemp("benchmark")
     folder = tmp / "reference"
     reference: list[Item] = []
@@ -109,8 +110,8 @@ def benchmark_items(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, lis
     for family in ("access_request", "ledger_reconcile", "install_check"):
         for item in cached_draw(family).items[:100]:
             text = str(item.state)
-            if rng.random() < 0.1:
-                words = str(rng.choice(reference).state).split(" ")
+            if rng.random() < 0.1:  # windows of fact_answerable only: clause_change is never in the training
+                words = str(rng.choice(reference[:600]).state).split(" ")
                 start = rng.randrange(len(words))
                 cut = rng.randrange(len(text))
                 window = " ".join(words[start : start + rng.choice((8, 12, 14, 40))])

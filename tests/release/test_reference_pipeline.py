@@ -23,16 +23,14 @@ def _load(name: str) -> dict:
     return yaml.safe_load((ROOT / name).read_text(encoding="utf-8"))
 
 
-def test_one_reconstruct_stage_per_card_off_by_default_and_never_pushed() -> None:
+def test_one_reconstruct_stage_for_every_card_off_by_default_and_never_pushed() -> None:
     params, stages = _load("params.yaml"), _load("dvc.yaml")["stages"]
-    assert params["reconstruct"]["tasks"] == list(all_cards()) and params["reconstruct"]["source"] == ""
+    assert params["reconstruct"]["source"] == ""
     stage = stages["reconstruct"]
-    assert stage["foreach"] == "${reconstruct.tasks}"
-    body = stage["do"]
-    assert body["cmd"].startswith(f"{TRACK} build ${{item}} --source \"${{reconstruct.source}}\"")
-    assert body["outs"] == [{"datasets/reconstructed/${item}": {"push": False}}]
-    assert {"reconstruct.source", "reconstruct.sampled_answers"} <= set(body["params"])
-    assert "src/decisionpivot/reconstruct" in body["deps"]
+    assert " ".join(stage["cmd"].split()).startswith(f"{TRACK} build-all --source \"${{reconstruct.source}}\"")
+    assert stage["outs"] == [{"datasets/reconstructed": {"push": False}}]
+    assert {"reconstruct.source", "reconstruct.sampled_answers"} <= set(stage["params"])
+    assert "src/decisionpivot/reconstruct" in stage["deps"]
 
 
 def test_consumers_read_the_rebuilt_tasks_and_never_the_default_reference_folder() -> None:
@@ -42,8 +40,11 @@ def test_consumers_read_the_rebuilt_tasks_and_never_the_default_reference_folder
         assert gathered in " ".join(stages[name]["cmd"].split()), name
         assert "datasets/reconstructed" in stages[name]["deps"], name
     evaluate = stages["evaluate"]["do"]
-    assert f"{TRACK} evaluate --system ${{item}} --build datasets/reconstructed" in " ".join(evaluate["cmd"].split())
+    assert f"{TRACK} evaluate --systems ${{item}} --build datasets/reconstructed" in " ".join(evaluate["cmd"].split())
     assert "datasets/reconstructed" in evaluate["deps"]
+    baselines = stages["evaluate-baselines"]
+    assert f"{TRACK} evaluate --systems ${{evaluate.baselines}} --build datasets/reconstructed" in " ".join(
+        baselines["cmd"].split())
     for name, stage in stages.items():
         text = yaml.safe_dump(stage)
         assert "datasets/reference " not in text and "datasets/reference\n" not in text, name
@@ -78,7 +79,7 @@ def test_with_a_source_the_stages_rebuild_and_verify_and_push_skips_the_items(tm
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         return done
 
-    stages = ["reconstruct@llmbar", "reconstruct@xstest", "reconstruct@folio"]
+    stages = ["reconstruct"]  # every card: those with a folder in the source rebuilt and checked, the rest absent
     params = work / "params.yaml"
     text = params.read_text(encoding="utf-8")
     assert '\n  source: ""' in text

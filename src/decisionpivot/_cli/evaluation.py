@@ -105,9 +105,15 @@ class EvaluationVerbs:
             names or patterns of declared names, e.g. uniform,heuristic.* (every family heuristic); exits with
             the worst exit of them.
         """
+        if (system is None) == (systems is None):  # a command line error: said with the verb's usage
+            from decisionpivot.command_line import CommandLineError, usage, verb_parameters
+
+            message = ("give SYSTEM or --systems, not both" if system is not None else
+                       "name the system to evaluate: dp evaluate SYSTEM (`dp systems` lists them), or several with "
+                       "--systems A,B,...")
+            raise CommandLineError(f"dp evaluate: {message}", usage("evaluate", verb_parameters(self.evaluate,
+                                                                                                "evaluate")))
         if systems is not None:
-            if system is not None:
-                raise DecisionPivotError("give SYSTEM or --systems, not both")
             from decisionpivot.evaluate.systems import expand_systems
 
             worst = 0
@@ -122,9 +128,6 @@ class EvaluationVerbs:
             if worst:
                 raise SystemExit(worst)
             return
-        if system is None:
-            raise DecisionPivotError("name the system to evaluate: dp evaluate SYSTEM (`dp systems` lists them), "
-                                     "or several with --systems A,B,...")
         from decisionpivot.evaluate.answers import Shard
         from decisionpivot.evaluate.run import evaluate_system
         from decisionpivot.evaluate.systems import get_system

@@ -232,12 +232,13 @@ def system_from_spec(text: str) -> SystemConfig:
 
 def expand_systems(names: Sequence[str], config: str | Path | None = None) -> list[str]:
     """The systems ``names`` stand for, in order, each once: a name or one-line spec as it is, a pattern
-    (``heuristic.*``, with ``*``, ``?`` or ``[...]``) as every declared name it matches, sorted. A pattern
-    that matches nothing is an error naming it."""
+    (``heuristic.*``, with ``*``, ``?`` or ``[...]``) as every declared name it matches, sorted. An unknown name
+    (with "did you mean") or a pattern that matches nothing is an error naming it, before anything runs."""
     declared: dict[str, SystemConfig] | None = None
     chosen: list[str] = []
     for name in names:
         if is_system_spec(name) or not any(c in name for c in "*?["):
+            get_system(name, config)  # an unknown name is refused before any system runs
             matched = [name]
         else:
             declared = load_systems(config) if declared is None else declared
