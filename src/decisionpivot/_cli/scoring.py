@@ -25,7 +25,8 @@ class ScoringVerbs:
               out: str | None = None, systems: str | Sequence[str] | None = None, resamples: int = 1000,
               figures: bool = True, partial: bool = False, allow_modified_items: bool = False,
               gate: str | None = None, invariance: str | None = None,
-              invariance_runs: str = "runs-invariance") -> None:
+              invariance_runs: str = "runs-invariance", scale: str | None = None,
+              scale_runs: str = "runs-scale") -> None:
         """Score runs/<system>/<task>.jsonl: metrics with 95% bootstrap intervals, tables and figures.
 
         Writes <out>/scores.json, scoring.json, leaderboard.md/.csv/.tex, per-family, per-level and
@@ -60,12 +61,25 @@ class ScoringVerbs:
             A suite given as --items is scored the same way. Default: none.
           invariance_runs: the suite's answer files, one sub-folder per system (`dp evaluate --items <suite>
             --runs runs-invariance`).
+          scale: the scale suite's items folder (`dp scale`, e.g. datasets/scale/1.0): its score-question metrics
+            (pair accuracy, ordinal pair direction, exact and within-one accuracy, errors in levels, kappa, ranked
+            probability score, score confidence) go into scores.json (track "scale"), scoring.json's "scale"
+            section and <out>/scale_leaderboard.md/.csv, scale_families.md and scale.csv. A scale folder given as
+            --items is scored alone (its answers under --runs). Default: none.
+          scale_runs: the scale suite's answer files, one sub-folder per system (`dp evaluate --items <scale suite>
+            --runs runs-scale`).
         """
         from decisionpivot.reconstruct.scoring import register_card_tasks
-        from decisionpivot.score.pipeline import score_runs
+        from decisionpivot.score.pipeline import is_scale_folder, score_runs
         from decisionpivot.score.report import leaderboard_markdown
+        from decisionpivot.score.scale import leaderboard_markdown as scale_leaderboard
 
         out = default_out("score", out, DEFAULT_SCORE_OUT)
+        if items and is_scale_folder(items):
+            scored = score_runs(runs, items, None, out, name_list(systems), int(resamples), figures=False,
+                                allow_modified_items=bool(allow_modified_items))
+            print(scale_leaderboard(scored.scale, dict(scored.scale_readouts)))
+            return
         reference_dir = reference_folder(reference)
         if reference_dir is not None and not Path(reference_dir).is_dir():
             if reference_dir != "datasets/reference":  # named on the command line: a typo must not pass silently
@@ -80,7 +94,8 @@ class ScoringVerbs:
         scoring = score_runs(runs, folder, reference_dir, out, chosen, int(resamples), tasks=tasks,
                              figures=bool(figures), partial=bool(partial),
                              allow_modified_items=bool(allow_modified_items), gate=gate,
-                             invariance=invariance or None, invariance_runs=invariance_runs)
+                             invariance=invariance or None, invariance_runs=invariance_runs,
+                             scale=scale or None, scale_runs=scale_runs)
         print(leaderboard_markdown(scoring))
         if scoring.partial:
             from decisionpivot.score.partial import partial_markdown

@@ -1,0 +1,48 @@
+"""Synthetic systems of kind ``python`` with one known defect each, for the scale suite's metrics (issue 40, item 6).
+
+Each reads the item's gold level (they are fixtures, not decision models) and answers with that defect:
+
+* ``middle`` - always the middle level (the lower middle on an even scale), all mass on it;
+* ``off_by_one_up`` - one level too high: 0.9 on the level above gold and 0.1 on gold (on the top level, all on it),
+  so its expected level still rises with the gold;
+* ``reversed`` - the scale read upside down: all mass on level N-1-gold, what a system answering by position does when
+  the scale is listed the other way;
+* ``oracle`` - all mass on gold: the control no metric may flag.
+
+Declare one as ``{kind: python, callable: tests.scale.synthetic_systems:middle}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from decisionpivot.items import Item
+from decisionpivot.score_questions import gold_level
+
+
+def _answer(item: Item, mass: dict[int, float]) -> dict[str, float]:
+    return {key: mass.get(i, 0.0) for i, key in enumerate(item.option_keys)}
+
+
+def middle(items: Sequence[Item]) -> list[dict[str, float]]:
+    return [_answer(item, {(len(item.options) - 1) // 2: 1.0}) for item in items]
+
+
+def off_by_one_up(items: Sequence[Item]) -> list[dict[str, float]]:
+    out = []
+    for item in items:
+        gold, top = gold_level(item), len(item.options) - 1
+        out.append(_answer(item, {top: 1.0} if gold == top else {gold + 1: 0.9, gold: 0.1}))
+    return out
+
+
+def reversed_scale(items: Sequence[Item]) -> list[dict[str, float]]:
+    return [_answer(item, {len(item.options) - 1 - gold_level(item): 1.0}) for item in items]
+
+
+def oracle(items: Sequence[Item]) -> list[dict[str, float]]:
+    return [_answer(item, {gold_level(item): 1.0}) for item in items]
+
+
+SYSTEMS = {"oracle": "oracle", "middle": "middle", "off_by_one_up": "off_by_one_up", "reversed": "reversed_scale"}
+"""System name -> callable of this module."""
