@@ -4,6 +4,8 @@ before drawing them again.
 * ``released/core-<version>.MANIFEST.json``: the MANIFEST.json of every released core edition, byte for byte
   (``dp release --record-manifest`` records it);
 * ``released/invariance-<version>.MANIFEST.json``: the released invariance suite's;
+* ``released/scale-<version>.MANIFEST.json`` and ``released/scale-invariance-<version>.MANIFEST.json``: the released
+  scale suite's (``dp scale``) and its framings' (``dp scale --framings``);
 * ``released/draws/core-<version>-seed-<seed>.MANIFEST.json``: the MANIFEST.json ``dp generate --seed <seed>``
   writes for every family, for the fresh draws the pipeline itself uses (params.yaml's ``gate.seeds`` and
   ``monitor.seed``), so that its verbs do not draw them again (:func:`record_known_draw` writes them, a test
@@ -75,6 +77,16 @@ def released_suite(version: str) -> dict[str, Any] | None:
     """The manifest of released invariance suite ``version`` shipped in the package
     (``released/invariance-<version>.MANIFEST.json``), or None."""
     path = RELEASED / f"invariance-{version}.MANIFEST.json"
+    if not path.exists():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@cache
+def released_scale(version: str, framed: bool = False) -> dict[str, Any] | None:
+    """The manifest of released scale suite ``version`` (``released/scale-<version>.MANIFEST.json``), or with
+    ``framed`` of its released framings (``released/scale-invariance-<version>.MANIFEST.json``), or None."""
+    path = RELEASED / f"scale{'-invariance' if framed else ''}-{version}.MANIFEST.json"
     if not path.exists():
         return None
     return json.loads(path.read_text(encoding="utf-8"))

@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from decisionpivot.items import Item
-from decisionpivot.score_questions import gold_level
 
 
 def _answer(item: Item, mass: dict[int, float]) -> dict[str, float]:
-    return {key: mass.get(i, 0.0) for i, key in enumerate(item.option_keys)}
+    """Probability ``mass[level]`` on each level's option (a framed item's options mapped to levels by its key map)."""
+    key_map = item.extra.get("key_map") or {}
+    return {key: mass.get(int(key_map.get(key, key)), 0.0) for key in item.option_keys}
 
 
 def middle(items: Sequence[Item]) -> list[dict[str, float]]:
@@ -31,18 +32,34 @@ def middle(items: Sequence[Item]) -> list[dict[str, float]]:
 def off_by_one_up(items: Sequence[Item]) -> list[dict[str, float]]:
     out = []
     for item in items:
-        gold, top = gold_level(item), len(item.options) - 1
+        gold, top = gold_level_of(item), len(item.options) - 1
         out.append(_answer(item, {top: 1.0} if gold == top else {gold + 1: 0.9, gold: 0.1}))
     return out
 
 
 def reversed_scale(items: Sequence[Item]) -> list[dict[str, float]]:
-    return [_answer(item, {len(item.options) - 1 - gold_level(item): 1.0}) for item in items]
+    return [_answer(item, {len(item.options) - 1 - gold_level_of(item): 1.0}) for item in items]
 
 
 def oracle(items: Sequence[Item]) -> list[dict[str, float]]:
-    return [_answer(item, {gold_level(item): 1.0}) for item in items]
+    return [_answer(item, {gold_level_of(item): 1.0}) for item in items]
 
 
 SYSTEMS = {"oracle": "oracle", "middle": "middle", "off_by_one_up": "off_by_one_up", "reversed": "reversed_scale"}
 """System name -> callable of this module."""
+
+
+def by_position(items: Sequence[Item]) -> list[dict[str, float]]:
+    """Reads the scale by position, not by level: answers the option listed at the gold level's index (right when
+    the scale is listed lowest first; the mirror level when it is listed highest first)."""
+    return [{o.key: (1.0 if i == gold_level_of(item) else 0.0) for i, o in enumerate(item.options)} for item in items]
+
+
+def gold_level_of(item: Item) -> int:
+    """The gold level of a plain or framed score item (through its ``key_map``)."""
+    key_map = item.extra.get("key_map") or {}
+    return int(key_map.get(str(item.answer), str(item.answer)))
+
+
+SYSTEMS_FRAMED = {"oracle": "oracle", "reversed": "reversed_scale", "by_position": "by_position"}
+"""The systems run on the suite's framings (their answers to a framed item are read through its key map)."""

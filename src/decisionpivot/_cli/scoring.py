@@ -26,7 +26,8 @@ class ScoringVerbs:
               figures: bool = True, partial: bool = False, allow_modified_items: bool = False,
               gate: str | None = None, invariance: str | None = None,
               invariance_runs: str = "runs-invariance", scale: str | None = None,
-              scale_runs: str = "runs-scale") -> None:
+              scale_runs: str = "runs-scale", scale_invariance: str | None = None,
+              scale_invariance_runs: str = "runs-scale-invariance") -> None:
         """Score runs/<system>/<task>.jsonl: metrics with 95% bootstrap intervals, tables and figures.
 
         Writes <out>/scores.json, scoring.json, leaderboard.md/.csv/.tex, per-family, per-level and
@@ -68,6 +69,10 @@ class ScoringVerbs:
             --items is scored alone (its answers under --runs). Default: none.
           scale_runs: the scale suite's answer files, one sub-folder per system (`dp evaluate --items <scale suite>
             --runs runs-scale`).
+          scale_invariance: the scale suite's framings (`dp scale --framings`, e.g. datasets/scale-invariance/1.0):
+            robust pair accuracy, flip rate and position share (a reversed scale answered by position) join the
+            scale leaderboard, every metric per framing in <out>/scale_invariance.md/.csv. Default: none.
+          scale_invariance_runs: their answer files, one sub-folder per system (default runs-scale-invariance).
         """
         from decisionpivot.reconstruct.scoring import register_card_tasks
         from decisionpivot.score.pipeline import is_scale_folder, score_runs
@@ -77,7 +82,9 @@ class ScoringVerbs:
         out = default_out("score", out, DEFAULT_SCORE_OUT)
         if items and is_scale_folder(items):
             scored = score_runs(runs, items, None, out, name_list(systems), int(resamples), figures=False,
-                                allow_modified_items=bool(allow_modified_items))
+                                allow_modified_items=bool(allow_modified_items),
+                                scale_invariance=scale_invariance or None,
+                                scale_invariance_runs=scale_invariance_runs)
             print(scale_leaderboard(scored.scale, dict(scored.scale_readouts)))
             return
         reference_dir = reference_folder(reference)
@@ -95,7 +102,8 @@ class ScoringVerbs:
                              figures=bool(figures), partial=bool(partial),
                              allow_modified_items=bool(allow_modified_items), gate=gate,
                              invariance=invariance or None, invariance_runs=invariance_runs,
-                             scale=scale or None, scale_runs=scale_runs)
+                             scale=scale or None, scale_runs=scale_runs,
+                             scale_invariance=scale_invariance or None, scale_invariance_runs=scale_invariance_runs)
         print(leaderboard_markdown(scoring))
         if scoring.partial:
             from decisionpivot.score.partial import partial_markdown

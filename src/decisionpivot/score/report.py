@@ -625,10 +625,11 @@ def modified_scopes(scoring: Scoring) -> set[tuple[str, str]]:
     modified = {task for task, how in scoring.item_checks if is_modified(how)}
     suite = {task.removeprefix(f"{SUITE_LABEL}/") for task in modified if task.startswith(f"{SUITE_LABEL}/")}
     scale = {task.removeprefix(f"{SCALE}/") for task in modified if task.startswith(f"{SCALE}/")}
+    framed = {task.removeprefix(f"{SCALE}_invariance/") for task in modified if task.startswith(f"{SCALE}_invariance/")}
     scopes: set[tuple[str, str]] = set()
     for track, tasks in ((CORE, modified.intersection(scoring.core_tasks)),
                          (REFERENCE, modified.intersection(scoring.reference_tasks)), (INVARIANCE, suite),
-                         (SCALE, scale)):
+                         (SCALE, scale), (f"{SCALE}_invariance", framed)):
         if tasks:
             scopes |= {(track, task) for task in tasks} | {(track, MACRO)}
             scopes |= {(track, f"layer:{layer}") for layer in LAYERS}
@@ -705,11 +706,20 @@ def scale_files(scoring: Scoring) -> dict[str, str | bytes]:
     from decisionpivot.score.scale import families_markdown, leaderboard_markdown, leaderboard_rows_csv
 
     readouts = dict(scoring.scale_readouts)
+    from decisionpivot.score.scale import invariance_markdown
+    from decisionpivot.score.scale_invariance import SCALE_INVARIANCE
+
     rows = leaderboard_rows_csv(scoring.scale, readouts)
-    return {"scale_leaderboard.md": leaderboard_markdown(scoring.scale, readouts),
-            "scale_leaderboard.csv": _csv(rows[0], rows[1:]),
-            "scale_families.md": families_markdown(scoring.scale),
-            "scale.csv": _records_csv(list(scoring.scale))}
+    files: dict[str, str | bytes] = {
+        "scale_leaderboard.md": leaderboard_markdown(scoring.scale, readouts),
+        "scale_leaderboard.csv": _csv(rows[0], rows[1:]),
+        "scale_families.md": families_markdown(scoring.scale),
+        "scale.csv": _records_csv([e for e in scoring.scale if e.track == SCALE])}
+    framed = [e for e in scoring.scale if e.track == SCALE_INVARIANCE]
+    if framed:
+        files["scale_invariance.md"] = invariance_markdown(scoring.scale)
+        files["scale_invariance.csv"] = _records_csv(framed)
+    return files
 
 
 def _stated(name: str, content: str | bytes, note: str, modified: set[tuple[str, str]]) -> str | bytes:

@@ -193,12 +193,17 @@ def cell(estimate: Estimate | None) -> str:
            f"{_number(high, estimate.metric)}]"
 
 
-def _index(estimates: Sequence[Estimate]) -> dict[tuple[str, str, int | None, str], Estimate]:
-    return {(e.system, e.task, e.level, e.metric): e for e in estimates}
+def _index(estimates: Sequence[Estimate], track: str = SCALE) -> dict[tuple[str, str, int | None, str], Estimate]:
+    return {(e.system, e.task, e.level, e.metric): e for e in estimates if e.track == track}
 
 
-def families_of(estimates: Sequence[Estimate]) -> list[str]:
-    return sorted({e.task for e in estimates if e.task != MACRO})
+def families_of(estimates: Sequence[Estimate], track: str = SCALE) -> list[str]:
+    return sorted({e.task for e in estimates if e.task != MACRO and e.track == track})
+
+
+FRAMED_COLUMNS = (("robust_pair_accuracy", "Robust pair acc."), ("flip_rate", "Flip rate"),
+                  ("position_share", "Position share"))
+"""Leaderboard columns from the scale suite's framings (track ``scale_invariance``), when scored."""
 
 
 def ranked(estimates: Sequence[Estimate]) -> list[tuple[str, str]]:
@@ -207,7 +212,7 @@ def ranked(estimates: Sequence[Estimate]) -> list[tuple[str, str]]:
     them, unranked."""
     index = _index(estimates)
     families = families_of(estimates)
-    systems = sorted({e.system for e in estimates if e.system != UNIFORM_GUESS})
+    systems = sorted({e.system for e in estimates if e.system != UNIFORM_GUESS and e.track == SCALE})
 
     def value(system: str, metric: str) -> float:
         e = index.get((system, MACRO, None, metric))
@@ -229,20 +234,62 @@ def ranked(estimates: Sequence[Estimate]) -> list[tuple[str, str]]:
 
 def leaderboard_markdown(estimates: Sequence[Estimate], readouts: Mapping[str, str]) -> str:
     """The scale suite's leaderboard: macro over its families, one row per system, uniform guessing last."""
+    from decisionpivot.score.scale_invariance import SCALE_INVARIANCE
+
     index = _index(estimates)
+    framed = _index(estimates, SCALE_INVARIANCE)
+    columns = [(m, heading) for m, heading in FRAMED_COLUMNS if any(k[3] == m for k in framed)]
     families = families_of(estimates)
-    header = ["#", "System", *(heading for heading, _, _ in SCALE_METRICS.values()), "Readout"]
+    header = ["#", "System", *(heading for heading, _, _ in SCALE_METRICS.values()),
+              *(heading for _, heading in columns), "Readout"]
     rows = [[rank, system, *(cell(index.get((system, MACRO, None, m))) for m in SCALE_METRICS),
+             *(cell(framed.get((system, MACRO, None, m))) for m, _ in columns),
              readouts.get(system, "-")] for rank, system in ranked(estimates)]
     chance = {m: index.get((UNIFORM_GUESS, MACRO, None, m)) for m in CHANCE_METRICS}
     if chance["chance_pair_accuracy"] is not None:
         rows.append(["", "uniform guessing", cell(chance["chance_pair_accuracy"]), "-",
-                     cell(chance["chance_exact_accuracy"]), *["-"] * (len(SCALE_METRICS) - 3), "expected"])
+                     cell(chance["chance_exact_accuracy"]), *["-"] * (len(SCALE_METRICS) - 3 + len(columns)),
+                     "expected"])
     text = (f"# Scale suite leaderboard (score questions)\n\nMacro over {len(families)} families "
             f"({', '.join(families)}); 95% intervals over contrast groups. Ranked by pair accuracy (every member's "
             "level exact), then exact accuracy; equal values share a rank (2=).\n\n")
-    text += _table(header, rows) + "\n" + "\n".join(f"- {heading} (`{m}`): {meaning}"
+    text += _table(header, rows, names=2) + "\n" + "\n".join(f"- {heading} (`{m}`): {meaning}"
                                                     for m, (heading, meaning, _) in SCALE_METRICS.items()) + "\n"
+    if columns:
+        from decisionpivot.score.scale_invariance import SCALE_INVARIANCE_METRICS
+
+        text += "".join(f"- {heading} (`{m}`, the suite's framings, scale_invariance.md): "
+                        f"{SCALE_INVARIANCE_METRICS[m]}\n" for m, heading in columns)
+    return text
+
+
+def invariance_markdown(estimates: Sequence[Estimate]) -> str:
+    """The scale framings' tables: the summary per family (and macro), then accuracy and flips per framing."""
+    from decisionpivot.scale.framing import SCALE_FRAMINGS
+    from decisionpivot.score.scale_invariance import SCALE_INVARIANCE, SCALE_INVARIANCE_METRICS
+
+    index = _index(estimates, SCALE_INVARIANCE)
+    systems = [s for _, s in ranked(estimates) if any(k[0] == s for k in index)]
+    systems += sorted({k[0] for k in index} - set(systems))
+    summary = ["robust_pair_accuracy", "plain_pair_accuracy", "flip_rate", "position_share"]
+    text = ("# Scale suite under other framings\n\nInvariance for scales: every member of every third contrast group "
+            "as it is (plain), with the scale listed highest first (reversed), its level keys renamed to letters or "
+            "words, and its rubric reworded; gold never changes. Values 0-100 with 95% intervals over contrast "
+            "groups.\n\n" + "\n".join(f"- `{m}`: {meaning}" for m, meaning in SCALE_INVARIANCE_METRICS.items())
+            + "\n")
+    for task in [MACRO, *families_of(estimates, SCALE_INVARIANCE)]:
+        rows = [[system, *(cell(index.get((system, task, None, m))) for m in summary)] for system in systems]
+        text += f"\n## {'Macro over families' if task == MACRO else task}\n\n" + _table(["System", *summary], rows)
+        rows = []
+        for framing in SCALE_FRAMINGS:
+            cells = []
+            for system in systems:
+                accuracy = index.get((system, task, None, f"accuracy:{framing}"))
+                flips = index.get((system, task, None, f"flip_rate:{framing}"))
+                cells.append(cell(accuracy) if framing == "plain" or flips is None else
+                             f"{cell(accuracy)} (flip {cell(flips)})")
+            rows.append([framing, *cells])
+        text += "\nExact accuracy by framing (flip rate against plain):\n\n" + _table(["Framing", *systems], rows)
     return text
 
 
@@ -286,16 +333,22 @@ def _csv_number(value: float | None) -> str:
     return "" if value is None or math.isnan(value) else f"{value:.4f}"
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], names: int = 1) -> str:
+    """A Markdown table whose first ``names`` columns are names (escaped as text) and the rest figures."""
     from decisionpivot.score.report import markdown_table, markdown_text
 
-    return markdown_table(header, [[markdown_text(str(c)) if i < 2 else str(c) for i, c in enumerate(row)]
+    return markdown_table(header, [[markdown_text(str(c)) if i < names else str(c) for i, c in enumerate(row)]
                                    for row in rows])
 
 
 def scale_metadata(estimates: Sequence[Estimate], readouts: Mapping[str, str]) -> dict[str, Any]:
-    """What ``scoring.json`` records about the scale suite: the metrics, their units, the leaderboard order."""
+    """What ``scoring.json`` records about the scale suite: the metrics, their units, the leaderboard order (and, when
+    its framings were scored, their metrics)."""
+    from decisionpivot.score.scale_invariance import SCALE_INVARIANCE, SCALE_INVARIANCE_METRICS
+
+    framed = families_of(estimates, SCALE_INVARIANCE)
     return {
+        **({"framings": {"families": framed, "definitions": dict(SCALE_INVARIANCE_METRICS)}} if framed else {}),
         "families": families_of(estimates),
         "metrics": {m: {"heading": heading, "meaning": meaning, "higher_is_better": higher,
                         "unit": "levels" if m in LEVEL_METRICS else "0-100"}
