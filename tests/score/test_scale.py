@@ -5,6 +5,9 @@ tables, scores.json and scoring.json."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +20,7 @@ from decisionpivot.items import read_items
 from decisionpivot.scale.run import write_suite
 from decisionpivot.score.pipeline import score_runs
 from decisionpivot.score.results import MACRO, UNIFORM_GUESS
-from decisionpivot.score.scale import SCALE, SCALE_METRICS, scale_readout
+from decisionpivot.score.scale import EXACT_LEVEL_NOTE, SCALE, SCALE_METRICS, scale_readout
 from decisionpivot.score_questions import gold_level
 from tests.scale.synthetic_systems import SYSTEMS
 
@@ -144,3 +147,40 @@ def test_the_readout_of_a_score_asking_kind() -> None:
     assert scale_readout("systemone/noul") == "systemone/score"
     assert scale_readout("pipeline/choice") == "pipeline/score"
     assert scale_readout("chat/verbalised") == "chat/verbalised" and scale_readout("baseline") == "baseline"
+
+
+def _dp(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "decisionpivot.cli", *args], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+
+
+def test_gate_compare_and_cost_work_on_score_items_and_say_how(scored: tuple[Path, Path, dict],
+                                                              tmp_path: Path) -> None:
+    """Each reads a score item as a choice of one level (exact, confidence the level's probability) and says so in
+    one line; the oracle certifies and costs nothing, always answering the middle is worse than it."""
+    suite, _, _ = scored
+    runs = suite.parent / "runs"
+    compare = _dp("compare", "--baseline", str(runs / "oracle"), "--candidate", str(runs / "middle"),
+                  "--items", str(suite), "--resamples", "50")
+    assert compare.returncode == 1, compare.stderr  # the candidate is worse: exit 1 is the finding
+    assert compare.stdout.splitlines()[0] == f"note: {EXACT_LEVEL_NOTE}"
+    cost = _dp("cost", "--runs", str(runs), "--items", str(suite), "--cost-wrong", "50", "--cost-escalated", "2",
+               "--systems", "oracle,middle", "--out", str(tmp_path / "cost"))
+    assert cost.returncode == 0, cost.stderr
+    assert cost.stdout.splitlines()[0] == f"note: {EXACT_LEVEL_NOTE}"
+    record = json.loads((tmp_path / "cost" / "cost.json").read_text())
+    pooled = {system: families["pooled"]["minimum_cost"] for system, families in record["systems"].items()}
+    assert pooled["oracle"] == 0 and pooled["middle"] > 0
+    calibration = tmp_path / "calibration" / "seed-101"
+    write_suite(calibration, seed=101)
+    config = tmp_path / "systems.yaml"
+    config.write_text(json.dumps({"systems": {"oracle": {"kind": "python",
+                                                         "callable": "tests.scale.synthetic_systems:oracle"}}}))
+    evaluate_system(get_system("oracle", config), calibration, tmp_path / "calibration-runs" / "seed-101",
+                    progress=False)
+    gate = _dp("gate", "--runs", str(runs), "--items", str(suite), "--systems", "oracle", "--calibration-runs",
+               str(tmp_path / "calibration-runs"), "--calibration-items", str(tmp_path / "calibration"),
+               "--out", str(tmp_path / "gate"), "--resamples", "50")
+    assert gate.returncode == 0, gate.stderr
+    assert gate.stdout.splitlines()[0] == f"note: {EXACT_LEVEL_NOTE}"
+    assert "| oracle | 5 of 5 |" in gate.stdout

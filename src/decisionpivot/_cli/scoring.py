@@ -149,6 +149,10 @@ class ScoringVerbs:
             suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
             every output then says so. Without it such a file stops the comparison.
         """
+        from decisionpivot.score.scale import score_items_note
+
+        if note := score_items_note(items):
+            print(f"note: {note}")
         if baseline is not None or candidate is not None:
             _compare_folders(baseline, candidate, system_a, items, resamples, alpha, min_effect, out,
                              bool(allow_modified_items))
@@ -242,6 +246,10 @@ class ScoringVerbs:
         """
         from decisionpivot.gate.report import gate_summary, write_gate
         from decisionpivot.gate.run import gate_runs, resolve_settings
+        from decisionpivot.score.scale import score_items_note
+
+        if note := score_items_note(items):
+            print(f"note: {note}")
 
         out = default_out("gate", out, DEFAULT_SCORE_OUT)
         chosen, settings = resolve_settings(Path(params) if params else None, name_list(seeds), target_risk, delta,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -69,6 +70,20 @@ def scale_readout(readout: str) -> str:
     """How a system read the scale suite, from its answer files' readout (``systemone/noul`` -> ``systemone/score``)."""
     prefix = readout.split("/", 1)[0]
     return f"{prefix}/score" if prefix in SCORE_ASKING else readout
+
+
+EXACT_LEVEL_NOTE = ("score questions (the scale suite): an answer counts as right only when its most probable level "
+                    "is the gold level, its confidence is that level's probability; a level one off is as wrong as "
+                    "one four off. The ordinal metrics are dp score --scale's.")
+"""What `dp gate`, `dp compare` and `dp cost` say when they read a scale suite: they work on it, reading a score item
+as a choice of one level."""
+
+
+def score_items_note(items: str | Path | None) -> str | None:
+    """:data:`EXACT_LEVEL_NOTE` when ``items`` is a scale suite folder (or its framings), else None."""
+    from decisionpivot.score.pipeline import is_scale_folder
+
+    return EXACT_LEVEL_NOTE if items is not None and is_scale_folder(items) else None
 
 
 def check_scale_layout(layout: TaskLayout) -> None:
