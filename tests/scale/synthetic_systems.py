@@ -9,7 +9,8 @@ Each reads the item's gold level (they are fixtures, not decision models) and an
   the scale is listed the other way;
 * ``oracle`` - all mass on gold: the control no metric may flag.
 
-Declare one as ``{kind: python, callable: tests.scale.synthetic_systems:middle}``.
+Declare one as ``{kind: python, callable: tests.scale.synthetic_systems:middle}``. An item that is not a score item
+(a core item, when a test scores both) gets the uniform distribution.
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from decisionpivot.items import Item
+from decisionpivot.score_questions import is_score_item
 
 
 def _answer(item: Item, mass: dict[int, float]) -> dict[str, float]:
     """Probability ``mass[level]`` on each level's option (a framed item's options mapped to levels by its key map)."""
+    if not is_score_item(item):
+        return {key: 1 / len(item.options) for key in item.option_keys}
     key_map = item.extra.get("key_map") or {}
     return {key: mass.get(int(key_map.get(key, key)), 0.0) for key in item.option_keys}
 
@@ -56,7 +60,9 @@ def by_position(items: Sequence[Item]) -> list[dict[str, float]]:
 
 
 def gold_level_of(item: Item) -> int:
-    """The gold level of a plain or framed score item (through its ``key_map``)."""
+    """The gold level of a plain or framed score item (through its ``key_map``); -1 for any other item."""
+    if not is_score_item(item):
+        return -1
     key_map = item.extra.get("key_map") or {}
     return int(key_map.get(str(item.answer), str(item.answer)))
 

@@ -265,7 +265,8 @@ class ScoringVerbs:
     def report(self, reports: str = "reports", items: str | None = None, runs: str = "runs", out: str | None = None,
                gate: str | None = None, stability: str | None = None,
                partial: str | None = None, invariance: str | None = None,
-               invariance_runs: str = "runs-invariance", allow_modified_items: bool = False) -> None:
+               invariance_runs: str = "runs-invariance", allow_modified_items: bool = False,
+               scale: str | None = None, scale_runs: str = "runs-scale") -> None:
         """Write the static HTML report of a scoring: <out>/index.html and its pages (open it in a browser).
 
         Leaderboard, systems x families heat map, levels, confidence (risk-coverage, reliability, pair
@@ -291,13 +292,17 @@ class ScoringVerbs:
           allow_modified_items: read items files this package neither re-derives nor released (a core draw or
             suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
             every page's footer then says so. Without it such a file stops the report.
+          scale: the scale suite's items folder (scored with `dp score --scale`): adds scale.html (its leaderboard
+            and families) and scale/<family>.html (its contrast groups with the scale). Default: none.
+          scale_runs: the scale suite's answer files (default runs-scale).
         """
         from decisionpivot.report.site import report_site
 
         out = default_out("report", out, str(Path(reports) / "site"))
         built = report_site(reports, items if items else DEFAULT_CORE_DIR, runs, out, gate, stability, partial,
                             invariance=invariance or None, invariance_runs=invariance_runs,
-                            allow_modified_items=bool(allow_modified_items))
+                            allow_modified_items=bool(allow_modified_items), scale=scale or None,
+                            scale_runs=scale_runs)
         print(f"wrote {built.out}/ ({built.pages} pages, {built.files} files, {built.bytes / 1e6:.1f} MB); "
               f"open {built.out}/index.html")
 
