@@ -92,6 +92,20 @@ def released_scale(version: str, framed: bool = False) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def record_released_scale(folder: Path, framed: bool = False, target: Path | None = None) -> Path:
+    """Maintainers: ship the scale suite folder's MANIFEST.json (or, ``framed``, its framings') as the released one
+    (``released/scale[-invariance]-<version>.MANIFEST.json``; with ``dp release --record-manifest``)."""
+    from decisionpivot.items import atomic_write_bytes
+
+    data = (folder / "MANIFEST.json").read_bytes()
+    version = json.loads(data)["version"]
+    name = f"scale{'-invariance' if framed else ''}-{version}.MANIFEST.json"
+    path = (target if target is not None else RELEASED) / name
+    atomic_write_bytes(path, data)
+    released_scale.cache_clear()
+    return path
+
+
 def record_released_suite(suite: Path, target: Path | None = None) -> Path:
     """Maintainers: ship the invariance suite folder ``suite``'s MANIFEST.json as the released suite's (with
     ``dp release --record-manifest``), into ``target`` (default :data:`RELEASED`, read when called)."""

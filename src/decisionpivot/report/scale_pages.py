@@ -6,7 +6,8 @@ the suite's leaderboard, macro over its families, and a table per family, every 
 ``scale/<family>-<k>.html`` (:data:`GROUPS_PER_PAGE` groups each) are the scale suite's group browser: each contrast
 group opens to its members side by side - the lines of the state where they differ (the decisive fact one step either
 side of a level boundary), the gold level on the scale, and every system's probabilities over the levels, drawn as the
-scale itself with the gold level marked and the expected level as a tick. Static HTML: no script, so it reads from ``file://`` as every page does.
+scale itself with the gold level marked and the expected level as a tick. Static HTML: no script, so it reads from
+``file://`` as every page does.
 """
 
 from __future__ import annotations
