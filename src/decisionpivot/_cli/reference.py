@@ -114,7 +114,8 @@ class ReferenceVerbs:
             atomic_write_bytes(Path(out), text.encode("utf-8"))
 
     def datasheet(self, core: str | None = None, reference: str | None = "datasets/reference",
-                  out: str = "datasheet", invariance: str | None = None) -> None:
+                  out: str = "datasheet", invariance: str | None = None, scale: str | None = None,
+                  scale_invariance: str | None = None) -> None:
         """Write the datasheet (DATASHEET.md, Gebru et al. questions) and Croissant 1.1 metadata (croissant.json).
 
         Every number is computed from the items files and the task cards.
@@ -128,9 +129,15 @@ class ReferenceVerbs:
           invariance: invariance suite folder drawn from --core (default datasets/invariance/<suite version>
             when it exists); the datasheet describes it and croissant.json lists its files and record sets.
             `--invariance ""` describes no suite.
+          scale: the scale suite folder (`dp scale`; default datasets/scale/<version> when it exists): a section on
+            it and its files and record sets in croissant.json. `--scale ""` describes none (and says nothing of it).
+          scale_invariance: its framings (`dp scale --framings`; default datasets/scale-invariance/<version> when it
+            exists); `--scale-invariance ""` describes none.
         """
         from decisionpivot.datasheet import write_datasheet
         from decisionpivot.frame.framings import SUITE_VERSION
+        from decisionpivot.scale import SCALE_VERSION
+        from decisionpivot.scale.framing import FRAMED_VERSION
 
         reference_dir = reference_folder(reference)
         core_dir = Path(core) if core else DEFAULT_CORE_DIR
@@ -143,8 +150,17 @@ class ReferenceVerbs:
         else:
             found = reference_folder(invariance)
             suite = Path(found) if found else None
+        def optional(value: str | None, default: Path) -> Path | None:
+            if value is None:
+                return default if (default / "MANIFEST.json").exists() else None
+            found = reference_folder(value)
+            return Path(found) if found else None
+
+        scale_dir = optional(scale, Path("datasets") / "scale" / SCALE_VERSION)
+        framed_dir = optional(scale_invariance, Path("datasets") / "scale-invariance" / FRAMED_VERSION)
         for path in write_datasheet(core_dir, Path(reference_dir) if reference_dir else None, Path(out),
-                                    invariance_dir=suite):
+                                    invariance_dir=suite, scale_dir=scale_dir,
+                                    scale_invariance_dir=framed_dir if scale_dir is not None else None):
             print(f"wrote {path}")
 
     def release(self, repo_id: str | None = None, core: str | None = None, reference: str | None = "datasets/reference",
