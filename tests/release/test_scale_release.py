@@ -73,10 +73,10 @@ def test_the_gated_release_carries_the_suite_and_its_framings(released: tuple[Pa
     assert SCALE not in without.manifest  # a release without it keeps the manifest it had
     section = built.manifest[SCALE]
     assert section["version"] == SCALE_VERSION and section["items"] == 3000
-    assert section["framings"]["items"] == 5000
+    assert section["framings"]["items"] == 5100
     files = built.manifest["files"]
     assert files["scale/support_priority.jsonl"]["items"] == 600
-    assert files["scale-invariance/support_priority.jsonl"]["items"] == 1000
+    assert files["scale-invariance/support_priority.jsonl"]["items"] == 1020
     assert files["scale/MANIFEST.json"]["sha256"] == sha256_file(RELEASED / f"scale-{SCALE_VERSION}.MANIFEST.json")
     card = (built.folder / "README.md").read_text()
     assert "config_name: scale-support_priority" in card and "config_name: scale-invariance-listing_match" in card

@@ -4,6 +4,7 @@ their scoring with the invariance suite's metric functions."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,8 +33,13 @@ NAMES = [spec.name for spec in families()]
 def test_every_framing_keeps_the_gold_level_and_changes_only_what_it_says(name: str) -> None:
     items = scale_draw(name).items
     framed = framed_groups(items)
-    groups = list(items_by_group(name))
-    assert {i.group for i in framed} == set(groups[::GROUP_STRIDE])
+    groups = items_by_group(name)
+    for level in (1, 2, 3):  # a third of each level's groups, the gold spread evenly over its scale
+        at_level = [g for g, members in groups.items() if members[0].level == level]
+        sampled = {i.group for i in framed if i.level == level}
+        assert len(sampled) == -(-len(at_level) // GROUP_STRIDE) and sampled <= set(at_level)
+        gold = Counter(i.answer for i in framed if i.level == level and i.extra["framing"] == "plain")
+        assert len(gold) == len(groups[next(iter(sampled))][0].options) and max(gold.values()) - min(gold.values()) <= 2
     base = {i.id: i for i in items}
     by_framing: dict[str, int] = {}
     for item in framed:
@@ -84,7 +90,7 @@ def framed_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_dp_verify_and_the_items_rule_read_the_framings(framed_folder: Path, tmp_path: Path) -> None:
     results = verify_folder(framed_folder)
     assert [r.rate for r in results] == [1.0, 1.0]
-    assert all(r.items_check.startswith("re-derived scale suite 1.0 framings seed") for r in results)
+    assert [r.items_check for r in results] == ["released scale suite 1.0 framings"] * 2  # the shipped manifest
     copy = tmp_path / "copy"
     copy.mkdir()
     (copy / "MANIFEST.json").write_bytes((framed_folder / "MANIFEST.json").read_bytes())
@@ -124,3 +130,21 @@ def test_the_framings_scored_with_the_invariance_functions(framed_folder: Path, 
     assert value[("by_position", "flip_rate:reversed")] > 50 and value[("by_position", "accuracy:plain")] == 100
     board = (tmp_path / "out" / "scale_leaderboard.md").read_text()
     assert "Position share" in board and (tmp_path / "out" / "scale_invariance.md").exists()
+
+
+def test_a_fresh_seeds_framings_are_re_derived(tmp_path: Path) -> None:
+    write_framed(tmp_path, seed=7, names=["support_priority"])
+    path = tmp_path / "support_priority.jsonl"
+    assert accept_items_file(path, sha256_file(path)) == "re-derived scale suite 1.0 framings seed 7"
+
+
+def test_the_audits_middle_level_check_reads_framed_items() -> None:
+    """gold_level reads a framed item's gold through its key map (letters and words keys): the audit's middle-level
+    check raised ValueError on the framings before (int('B'))."""
+    from decisionpivot.audit.ordinal import ordinal_report
+    from decisionpivot.score_questions import gold_level
+
+    framed = framed_groups(scale_draw("supplier_risk").items)
+    assert all(gold_level(i) == int(i.extra["key_map"][i.answer]) for i in framed)
+    report = ordinal_report(framed, 0.05)
+    assert report["failures"] == [] and report["levels_unused"] == {}

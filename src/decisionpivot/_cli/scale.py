@@ -33,7 +33,7 @@ class ScaleVerbs:
           families: comma-separated scale family names (default: every family of the suite).
           out: output folder (default as described under seed).
           jobs: worker processes; the bytes written are the same for any number.
-          framings: write the suite's framings instead (invariance for scales: every third contrast group, every
+          framings: write the suite's framings instead (invariance for scales: a third of the contrast groups, every
             member as it is, with the scale listed highest first, with the level keys renamed to letters or words,
             and with the rubric reworded; exact gold; the invariance suite's format) into
             datasets/scale-invariance/<version>/ (fresh seeds: datasets/scale-invariance/fresh/seed-N/).

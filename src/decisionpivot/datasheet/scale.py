@@ -145,10 +145,10 @@ def scale_markdown(scale: ScaleStats) -> list[str]:
     if scale.framed:
         framings = sorted({f for part in scale.framed for f in part.framings})
         lines += _q("Is it asked in other ways too?",
-                    f"Its framings ({scale.framed_version}; {scale.framed_items} items, every third contrast group of "
-                    f"each family) ask every member again: {', '.join(f'`{f}`' for f in framings)} - the scale listed "
-                    "highest first, the level keys renamed to letters or words, the rubric reworded by hand - each "
-                    "with exact gold through its `key_map`, re-derived by the same solvers.")
+                    f"Its framings ({scale.framed_version}; {scale.framed_items} items, a third of the contrast "
+                    f"groups of each family) ask every member again: {', '.join(f'`{f}`' for f in framings)} - the "
+                    "scale listed highest first, the level keys renamed to letters or words, the rubric reworded by "
+                    "hand - each with exact gold through its `key_map`, re-derived by the same solvers.")
     lines += _q("What does it not cover?",
                 "- Scales of 3 to 7 levels in five settings, in English; a level depends on one computed quantity.",
                 "- Ordinal metrics treat every level step alike; a deployment may weigh a miss upwards and downwards "

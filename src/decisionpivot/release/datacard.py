@@ -204,9 +204,9 @@ def _scale_section(configs: Sequence[ConfigEntry], scale: Mapping[str, Any] | No
         "pair direction.", ""]
     if framed:
         lines += [f"Its framings (version {framed.get('version')}: {', '.join(framed.get('framings') or [])}; "
-                  f"{framed.get('items')} items, configs `scale-invariance-<family>`) ask every third contrast group "
-                  "again with the scale listed highest first, the level keys renamed and the rubric reworded, each "
-                  "with exact gold (`dp scale --framings`).", ""]
+                  f"{framed.get('items')} items, configs `scale-invariance-<family>`) ask a third of the contrast "
+                  "groups again with the scale listed highest first, the level keys renamed and the rubric reworded, "
+                  "each with exact gold (`dp scale --framings`).", ""]
     return lines
 
 

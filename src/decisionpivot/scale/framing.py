@@ -16,12 +16,13 @@ gold, in the invariance suite's format (``docs/invariance.md``: id ``<base id>~<
   states how the level is found, rewritten with the same meaning (:data:`REWORDINGS`, per family). Band lines,
   thresholds and facts are left as they are, so the family's solver, which reads them, re-derives every gold.
 
-The suite frames **every third contrast group** of each family of the scale suite (whole groups, every member,
-every level), drawn again by this package from the suite's seed: no sampling seed, so a scale suite and its
-framings are one pair. `dp verify` re-derives every framed gold with the scale solvers (which answer framed items
-through ``key_map``, :mod:`decisionpivot.solve.framed`), :mod:`decisionpivot.item_origin` accepts the suite only when
-this module frames the same bytes again, and ``dp score --scale-invariance`` scores it with the invariance suite's
-metric functions (:mod:`decisionpivot.score.scale_invariance`).
+The suite frames **a third of the contrast groups** of each family of the scale suite at every difficulty level
+(whole groups, every member), chosen so that the gold stays spread evenly over the levels (:func:`sampled_groups`),
+drawn again by this package from the suite's seed: no sampling seed, so a scale suite and its framings are one pair.
+`dp verify` re-derives every framed gold with the scale solvers (which answer framed items through ``key_map``,
+:mod:`decisionpivot.solve.framed`), :mod:`decisionpivot.item_origin` accepts the suite only when this module frames
+the same bytes again, and ``dp score --scale-invariance`` scores it with the invariance suite's metric functions
+(:mod:`decisionpivot.score.scale_invariance`).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ PLAIN = "plain"
 SCALE_FRAMINGS = (PLAIN, "reversed", "letters", "words", "rubric")
 """The framings, in file order within each member."""
 GROUP_STRIDE = 3
-"""Every GROUP_STRIDE-th contrast group of a family is framed (groups 0, 3, 6, ... in file order)."""
+"""One contrast group in GROUP_STRIDE of each family and difficulty level is framed (:func:`sampled_groups`)."""
 MANIFEST_KEYS = ("benchmark", "version", "question_type", "scale_version", "framings", "group_stride", "families",
                  "items")
 """The keys of the framed suite's MANIFEST.json, in the order it is written."""
@@ -165,10 +166,43 @@ def check_framed_item(item: Item, where: str = "") -> None:
     check_score_item(replace(item, options=tuple(options), answer=str(key_map.get(str(item.answer)))), where)
 
 
+def _spread(counts: Sequence[int], golds: Sequence[int]) -> tuple[int, int]:
+    """(most - least frequent gold level, most frequent) of ``counts`` with a group of ``golds`` added."""
+    after = list(counts)
+    for gold in golds:
+        after[gold] += 1
+    return max(after) - min(after), max(after)
+
+
+def sampled_groups(items: Sequence[Item]) -> set[str]:
+    """A third (rounded up) of each difficulty level's contrast groups: taken one at a time, each the group (earliest
+    in file order among equals) that leaves the gold counts of the level's scale closest to even (the smallest spread
+    between its most and least frequent level, then the fewest items on the most frequent), so the middle level is
+    no more often gold than any other (the audit's middle-level check holds on the framings too)."""
+    from decisionpivot.score_questions import gold_level
+
+    by_level: dict[int, dict[str, list[int]]] = {}
+    for item in items:
+        by_level.setdefault(item.level or 0, {}).setdefault(item.group or item.id, []).append(gold_level(item))
+    chosen: set[str] = set()
+    for level in sorted(by_level):
+        groups = by_level[level]
+        size = max(len(next(i for i in items if (i.level or 0) == level).options), 1)
+        counts = [0] * size
+        remaining = list(groups)
+        for _ in range(-(-len(groups) // GROUP_STRIDE)):
+            best = min(remaining, key=lambda g, now=tuple(counts): _spread(now, groups[g]))  # first of equals
+            remaining.remove(best)
+            for gold in groups[best]:
+                counts[gold] += 1
+            chosen.add(best)
+    return chosen
+
+
 def framed_groups(items: Sequence[Item]) -> list[Item]:
-    """Every GROUP_STRIDE-th contrast group of a family's items (file order), every member in every framing."""
-    groups = list(dict.fromkeys(item.group or item.id for item in items))
-    chosen = set(groups[::GROUP_STRIDE])
+    """The sampled contrast groups of a family's items (:func:`sampled_groups`), every member in every framing, in
+    file order."""
+    chosen = sampled_groups(items)
     return [frame_item(item, framing) for item in items if (item.group or item.id) in chosen
             for framing in SCALE_FRAMINGS]
 

@@ -287,10 +287,10 @@ def invariance_markdown(estimates: Sequence[Estimate]) -> str:
     systems = [s for _, s in ranked(estimates) if any(k[0] == s for k in index)]
     systems += sorted({k[0] for k in index} - set(systems))
     summary = ["robust_pair_accuracy", "plain_pair_accuracy", "flip_rate", "position_share"]
-    text = ("# Scale suite under other framings\n\nInvariance for scales: every member of every third contrast group "
-            "as it is (plain), with the scale listed highest first (reversed), its level keys renamed to letters or "
-            "words, and its rubric reworded; gold never changes. Values 0-100 with 95% intervals over contrast "
-            "groups.\n\n" + "\n".join(f"- `{m}`: {meaning}" for m, meaning in SCALE_INVARIANCE_METRICS.items())
+    text = ("# Scale suite under other framings\n\nInvariance for scales: every member of a third of the contrast "
+            "groups as it is (plain), with the scale listed highest first (reversed), its level keys renamed to "
+            "letters or words, and its rubric reworded; gold never changes. Values 0-100 with 95% intervals over "
+            "contrast groups.\n\n" + "\n".join(f"- `{m}`: {meaning}" for m, meaning in SCALE_INVARIANCE_METRICS.items())
             + "\n")
     for task in [MACRO, *families_of(estimates, SCALE_INVARIANCE)]:
         rows = [[system, *(cell(index.get((system, task, None, m))) for m in summary)] for system in systems]
