@@ -82,12 +82,14 @@ LONGEST_FIRST = (
     "tests/evaluate/test_hardened.py",  # 16 s
     "tests/reconstruct/test_official.py",  # 15 s
     "tests/evaluate/test_sparrow.py",  # 15 s
+    "tests/evaluate/test_score_questions.py",  # 13 s
     "tests/score/test_figures.py",  # 14 s
     "tests/release/test_hub.py",  # 14 s
     "tests/scale/test_run.py",  # 14 s
     "tests/gate/test_simulation.py",  # 14 s
     "tests/harness/test_inspect_hf.py",  # 13 s
     "tests/score/test_score_cli.py",  # 12 s
+    "tests/score/test_scale.py",  # 10 s
     "tests/evaluate/test_fuzz.py",  # 12 s
     "tests/scale/test_all_families.py",  # 12 s
     "tests/overlap/test_state.py",  # 11 s

@@ -4,6 +4,8 @@ before drawing them again.
 * ``released/core-<version>.MANIFEST.json``: the MANIFEST.json of every released core edition, byte for byte
   (``dp release --record-manifest`` records it);
 * ``released/invariance-<version>.MANIFEST.json``: the released invariance suite's;
+* ``released/scale-<version>.MANIFEST.json`` and ``released/scale-invariance-<version>.MANIFEST.json``: the released
+  scale suite's (``dp scale``) and its framings' (``dp scale --framings``);
 * ``released/draws/core-<version>-seed-<seed>.MANIFEST.json``: the MANIFEST.json ``dp generate --seed <seed>``
   writes for every family, for the fresh draws the pipeline itself uses (params.yaml's ``gate.seeds`` and
   ``monitor.seed``), so that its verbs do not draw them again (:func:`record_known_draw` writes them, a test
@@ -78,6 +80,30 @@ def released_suite(version: str) -> dict[str, Any] | None:
     if not path.exists():
         return None
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+@cache
+def released_scale(version: str, framed: bool = False) -> dict[str, Any] | None:
+    """The manifest of released scale suite ``version`` (``released/scale-<version>.MANIFEST.json``), or with
+    ``framed`` of its released framings (``released/scale-invariance-<version>.MANIFEST.json``), or None."""
+    path = RELEASED / f"scale{'-invariance' if framed else ''}-{version}.MANIFEST.json"
+    if not path.exists():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def record_released_scale(folder: Path, framed: bool = False, target: Path | None = None) -> Path:
+    """Maintainers: ship the scale suite folder's MANIFEST.json (or, ``framed``, its framings') as the released one
+    (``released/scale[-invariance]-<version>.MANIFEST.json``; with ``dp release --record-manifest``)."""
+    from decisionpivot.items import atomic_write_bytes
+
+    data = (folder / "MANIFEST.json").read_bytes()
+    version = json.loads(data)["version"]
+    name = f"scale{'-invariance' if framed else ''}-{version}.MANIFEST.json"
+    path = (target if target is not None else RELEASED) / name
+    atomic_write_bytes(path, data)
+    released_scale.cache_clear()
+    return path
 
 
 def record_released_suite(suite: Path, target: Path | None = None) -> Path:

@@ -17,8 +17,11 @@ a list of what is bad:
   (the package ships its manifest), or when this package re-derives them byte for byte from (suite version,
   suite seed, base items per family, core version, core seed): the core family drawn again as above, then
   framed by `dp frame`'s own code (:func:`derived_suite`).
-* **A scale suite** (``DecisionPivot scale``, score questions) is accepted when this package's scale generators
-  re-derive each family byte for byte from the suite version and the family's seed (:func:`derived_scale`).
+* **A scale suite** (``DecisionPivot scale``, score questions) is accepted when its files are the released suite's
+  (the package ships its manifest), or when this package's scale generators re-derive each family byte for byte from
+  the suite version and the family's seed (:func:`derived_scale`); **its framings** (``DecisionPivot scale
+  invariance``, ``dp scale --framings``) likewise, re-derived by drawing the family with its seed and framing it again
+  (:func:`derived_scale_framed`).
 * **A reference task** (no manifest, or one that does not list it, and a task card of that name) is accepted
   when its SHA-256 is the one its verified card records; an unverified card records none, and the file is
   accepted as ``unchecked (...)``, which the answer metas and the leaderboard name.
@@ -42,7 +45,14 @@ from typing import Any
 from decisionpivot import RELEASE_SEED
 from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.item_hashes import UNCHECKED, ModifiedItemsError, check_reference_file, known_draw, released_suite
+from decisionpivot.item_hashes import (
+    UNCHECKED,
+    ModifiedItemsError,
+    check_reference_file,
+    known_draw,
+    released_scale,
+    released_suite,
+)
 
 VERSION = re.compile(r"[0-9]+(\.[0-9]+)*")
 """A version as a manifest names it (it names the package's files of that version: nothing else may pass)."""
@@ -55,6 +65,9 @@ RELEASED_CORE = "released core"
 """Prefix of the result of a released core edition's file (``released core 1.2``)."""
 RELEASED_SUITE = "released invariance suite"
 """Prefix of the result of a released invariance suite's file (``released invariance suite 1.0``)."""
+RELEASED_SCALE = "released scale suite"
+"""Prefix of the result of a released scale suite's file (``released scale suite 1.0``; its framings: ``released
+scale suite 1.0 framings``)."""
 REDERIVED = "re-derived"
 """Prefix of the result of a file this package drew again byte for byte (``re-derived core 1.2 seed 101``)."""
 
@@ -108,6 +121,7 @@ def _origin(path: Path, task: str, sha256: str) -> str:
     from decisionpivot.frame.suite import BENCHMARK as SUITE_BENCHMARK
     from decisionpivot.generate.run import CORE_BENCHMARK, MANIFEST_NAME
     from decisionpivot.scale import SCALE_BENCHMARK
+    from decisionpivot.scale.framing import FRAMED_BENCHMARK
 
     manifest_path = path.parent / MANIFEST_NAME
     redraw = "Draw the items again with `dp generate` or `dp frame`"
@@ -137,8 +151,11 @@ def _origin(path: Path, task: str, sha256: str) -> str:
         return _suite_origin(path, task, sha256, manifest, manifest_path)
     if benchmark == SCALE_BENCHMARK:
         return _scale_origin(path, task, sha256, manifest, manifest_path)
+    if benchmark == FRAMED_BENCHMARK:
+        return _scale_framed_origin(path, task, sha256, manifest, manifest_path)
     raise Refused(manifest_path, f"benchmark {benchmark!r}: expected {CORE_BENCHMARK!r} (`dp generate`), "
-                  f"{SUITE_BENCHMARK!r} (`dp frame`) or {SCALE_BENCHMARK!r} (`dp scale`)", redraw)
+                  f"{SUITE_BENCHMARK!r} (`dp frame`), {SCALE_BENCHMARK!r} (`dp scale`) or {FRAMED_BENCHMARK!r} "
+                  "(`dp scale --framings`)", redraw)
 
 
 def _keys(where: Path, what: str, found: Mapping[str, Any], allowed: Iterable[str], required: Iterable[str],
@@ -313,6 +330,9 @@ def _scale_origin(path: Path, task: str, sha256: str, manifest: dict[str, Any], 
                       f"suite {SCALE_VERSION})", "Draw it with this package's `dp scale`")
     if not registry.is_scale_family(task):
         raise Refused(path, f"the scale suite has no family {task!r}", "Draw a family of this package")
+    released = _released_scale_entry(path, task, sha256, manifest, manifest_path, False)
+    if released is not None:
+        return released
     again = f"Draw it again with `dp scale --seed {seed} --families {task}`"
     generator = registry.family(task).version
     if entry["generator_version"] != generator:
@@ -338,3 +358,72 @@ def derived_scale(seed: int, family: str) -> dict[str, Any]:
     items = draw_family(family, seed).items
     return manifest_entry(family, len(items), len({item.group for item in items}),
                           hashlib.sha256(items_bytes(items)).hexdigest(), items[0].version, seed)
+
+
+def _released_scale_entry(path: Path, task: str, sha256: str, manifest: dict[str, Any], manifest_path: Path,
+                          framed: bool) -> str | None:
+    """``released scale suite <version>`` (``... framings``) when the manifest claims the released scale suite (or its
+    framings) of its version and the file and entry are the shipped ones; None when it claims another draw; refused
+    when it claims the release and differs."""
+    released = released_scale(str(manifest.get("version")), framed)
+    entry = manifest["families"][task]
+    if released is None or task not in released.get("families", {}) or \
+            entry.get("seed") != released["families"][task].get("seed"):
+        return None
+    expected = released["families"][task]
+    what = f"{'framings of the ' if framed else ''}released scale suite {manifest['version']}"
+    again = f"Draw it again with `dp scale{' --framings' if framed else ''}`"
+    if sha256 != expected["sha256"]:
+        raise Refused(path, f"SHA-256 {sha256} is not {expected['sha256']}, the {task} file of the {what} (recorded "
+                      f"in the package) that {manifest_path.name} says it is", again)
+    if entry != expected:
+        difference = _first_difference(entry, expected)
+        raise Refused(manifest_path, f"the entry of {task!r} is not the {what}'s ({difference})", again)
+    return f"{RELEASED_SCALE} {manifest['version']}{' framings' if framed else ''}"
+
+
+def _scale_framed_origin(path: Path, task: str, sha256: str, manifest: dict[str, Any], manifest_path: Path) -> str:
+    from decisionpivot.scale import SCALE_VERSION, registry
+    from decisionpivot.scale.framing import ENTRY_KEYS, FRAMED_VERSION, GROUP_STRIDE, MANIFEST_KEYS, SCALE_FRAMINGS
+
+    redraw = "Frame the suite again with `dp scale --framings`"
+    _keys(manifest_path, "not the manifest `dp scale --framings` writes", manifest, MANIFEST_KEYS, MANIFEST_KEYS,
+          redraw)
+    entry = manifest["families"][task]
+    if not isinstance(entry, dict):
+        raise Refused(manifest_path, f"the entry of {task!r} is not an object", redraw)
+    _keys(manifest_path, f"the entry of {task!r} is not the one `dp scale --framings` writes", entry, ENTRY_KEYS,
+          ENTRY_KEYS, redraw)
+    seed = _seed(entry["seed"])
+    if seed is None:
+        raise Refused(manifest_path, f"{task}: seed {entry['seed']!r} is not a seed (an integer >= 0)", redraw)
+    if not registry.is_scale_family(task):
+        raise Refused(path, f"the scale suite has no family {task!r}", "Frame a family of this package")
+    released = _released_scale_entry(path, task, sha256, manifest, manifest_path, True)
+    if released is not None:
+        return released
+    if (manifest["version"], manifest["scale_version"], manifest["framings"], manifest["group_stride"]) != \
+            (FRAMED_VERSION, SCALE_VERSION, list(SCALE_FRAMINGS), GROUP_STRIDE):
+        raise Refused(manifest_path, f"framings {manifest['version']!r} of scale suite {manifest['scale_version']!r} "
+                      f"are not re-derivable by this package (it frames scale suite {SCALE_VERSION} with framings "
+                      f"{FRAMED_VERSION})", "Frame it with this package's `dp scale --framings`")
+    again = f"Frame it again with `dp scale --framings --seed {seed} --families {task}`"
+    expected = derived_scale_framed(seed, task)
+    if sha256 != expected["sha256"]:
+        raise Refused(path, f"SHA-256 {sha256} is not {expected['sha256']}, the {task} items this package frames from "
+                      f"scale suite {SCALE_VERSION} seed {seed}", again)
+    if entry != expected:
+        raise Refused(manifest_path, f"the entry of {task!r} is not the one `dp scale --framings` writes for these "
+                      f"items ({_first_difference(entry, expected)})", again)
+    return f"{REDERIVED} scale suite {SCALE_VERSION} framings seed {seed}"
+
+
+@cache
+def derived_scale_framed(seed: int, family: str) -> dict[str, Any]:
+    """The MANIFEST.json entry `dp scale --framings` writes for scale ``family`` drawn with ``seed`` and framed, framed
+    again here (once per process)."""
+    from decisionpivot.items import items_bytes
+    from decisionpivot.scale.framing import framed_entry, framed_family
+
+    items = framed_family(family, seed)
+    return framed_entry(family, items, hashlib.sha256(items_bytes(items)).hexdigest(), seed)

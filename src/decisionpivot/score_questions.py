@@ -79,5 +79,8 @@ def check_score_item(item: Item, where: str = "") -> None:
 
 
 def gold_level(item: Item) -> int:
-    """The index of the gold level (0 = lowest) of a score item."""
-    return int(item.answer or "")
+    """The index of the gold level (0 = lowest) of a score item; of a framed one (its keys renamed, its levels listed
+    in another order: ``dp scale --framings``), through its ``key_map`` to the key of the level in the suite."""
+    key_map = item.extra.get("key_map")
+    answer = item.answer or ""
+    return int(key_map.get(answer, answer) if isinstance(key_map, dict) else answer)

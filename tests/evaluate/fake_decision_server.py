@@ -122,9 +122,13 @@ class FakeDecisions:
     def _question(self, payload: dict[str, Any]) -> tuple[Any, list[str], str]:
         if self.shape == "systemone":
             [(qid, q)] = payload["questions"].items()
+            if q["type"] == "score":  # levels are named by their index in the criteria array
+                return qid, [str(i) for i in range(len(q["criteria"]))], "score"
             options = ["true", "false"] if q["type"] == "noul" else list(q["criteria"])
             return qid, options, q["type"]
         [q] = payload["questions"]
+        if q["type"] == "score":
+            return q.get("name", q.get("id")), [str(i) for i in range(len(q["levels"]))], "score"
         if self.shape == "openai_decisions":
             options = ["true", "false"] if q["type"] == "predicate" else [c["value"] for c in q["choices"]]
             return q.get("name"), options, q["type"]
@@ -138,6 +142,9 @@ class FakeDecisions:
                 answer: dict[str, Any] = {"type": kind, "refusal": "I can't help with that"}
             elif kind == "noul":
                 answer = {"type": "noul", "noul": probs["true"]}
+            elif kind == "score":
+                answer = {"type": "score", "score": sum(int(k) * v for k, v in probs.items()), "confidence": 0.25,
+                          "legend": {}, "probabilities": probs}
             else:
                 answer = {"type": "choice", "choice": max(probs, key=probs.__getitem__), "confidence": 0.5,
                           "probabilities": probs}
@@ -151,6 +158,12 @@ class FakeDecisions:
                 answer = {"name": qid, "refusal": "I can't help with that"}
             elif kind == "predicate":
                 answer = {"name": qid, "type": "predicate", "probability": probs["true"]}
+            elif kind == "score":
+                levels = self.requests[-1]["questions"][0]["levels"]
+                answer = {"name": qid, "type": "score", "score": sum(int(k) * v for k, v in probs.items()),
+                          "confidence": 0.25, "probabilities": [
+                              {"label": levels[int(k)]["label"], "value": int(k), "probability": v}
+                              for k, v in probs.items()]}
             else:
                 answer = {"name": qid, "type": "choice", "choice": max(probs, key=probs.__getitem__),
                           "probabilities": [{"value": k, "probability": v} for k, v in probs.items()]}
@@ -158,6 +171,9 @@ class FakeDecisions:
             answers = [] if fault == "missing_answer" else [decoy, answer]  # by name, never by position
             return {"answers": answers, "usage": usage}
         answer = {"type": kind, "probabilities": probs, "label_mass": 0.87, "choice": max(probs, key=probs.__getitem__)}
+        if kind == "score":
+            answer = {"type": kind, "probabilities": probs, "label_mass": 0.87,
+                      "score": sum(int(k) * v for k, v in probs.items())}
         return {"answers": {} if fault == "missing_answer" else {qid: answer}, "usage": {"prompt_tokens": 150}}
 
 

@@ -129,6 +129,10 @@ class CostVerb:
         """
         from decisionpivot.cost.report import cost_markdown, write_cost
         from decisionpivot.cost.run import cost_runs, read_prices
+        from decisionpivot.score.scale import score_items_note
+
+        if note := score_items_note(items):
+            print(f"note: {note}")
 
         out = default_out("cost", out, "reports/cost")
         prices = read_prices(Path(costs) if costs else None, cost_wrong, cost_escalated)

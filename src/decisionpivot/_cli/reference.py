@@ -114,7 +114,8 @@ class ReferenceVerbs:
             atomic_write_bytes(Path(out), text.encode("utf-8"))
 
     def datasheet(self, core: str | None = None, reference: str | None = "datasets/reference",
-                  out: str = "datasheet", invariance: str | None = None) -> None:
+                  out: str = "datasheet", invariance: str | None = None, scale: str | None = None,
+                  scale_invariance: str | None = None) -> None:
         """Write the datasheet (DATASHEET.md, Gebru et al. questions) and Croissant 1.1 metadata (croissant.json).
 
         Every number is computed from the items files and the task cards.
@@ -128,9 +129,15 @@ class ReferenceVerbs:
           invariance: invariance suite folder drawn from --core (default datasets/invariance/<suite version>
             when it exists); the datasheet describes it and croissant.json lists its files and record sets.
             `--invariance ""` describes no suite.
+          scale: the scale suite folder (`dp scale`; default datasets/scale/<version> when it exists): a section on
+            it and its files and record sets in croissant.json. `--scale ""` describes none (and says nothing of it).
+          scale_invariance: its framings (`dp scale --framings`; default datasets/scale-invariance/<version> when it
+            exists); `--scale-invariance ""` describes none.
         """
         from decisionpivot.datasheet import write_datasheet
         from decisionpivot.frame.framings import SUITE_VERSION
+        from decisionpivot.scale import SCALE_VERSION
+        from decisionpivot.scale.framing import FRAMED_VERSION
 
         reference_dir = reference_folder(reference)
         core_dir = Path(core) if core else DEFAULT_CORE_DIR
@@ -143,16 +150,27 @@ class ReferenceVerbs:
         else:
             found = reference_folder(invariance)
             suite = Path(found) if found else None
+        def optional(value: str | None, default: Path) -> Path | None:
+            if value is None:
+                return default if (default / "MANIFEST.json").exists() else None
+            found = reference_folder(value)
+            return Path(found) if found else None
+
+        scale_dir = optional(scale, Path("datasets") / "scale" / SCALE_VERSION)
+        framed_dir = optional(scale_invariance, Path("datasets") / "scale-invariance" / FRAMED_VERSION)
         for path in write_datasheet(core_dir, Path(reference_dir) if reference_dir else None, Path(out),
-                                    invariance_dir=suite):
+                                    invariance_dir=suite, scale_dir=scale_dir,
+                                    scale_invariance_dir=framed_dir if scale_dir is not None else None):
             print(f"wrote {path}")
 
     def release(self, repo_id: str | None = None, core: str | None = None, reference: str | None = "datasets/reference",
                 out: str = "release", private: bool = False, dry_run: bool = False, endpoint: str | None = None,
-                record_manifest: bool = False, invariance: str | None = None) -> None:
+                record_manifest: bool = False, invariance: str | None = None, scale: str | None = None,
+                scale_invariance: str | None = None) -> None:
         """Build the gated Hugging Face dataset folder and upload it (create repo, upload, gate manually).
 
-        The folder holds the core items, the invariance suite (configs invariance-<family>), the
+        The folder holds the core items, the invariance suite (configs invariance-<family>), the scale suite and
+        its framings (configs scale-<family>, scale-invariance-<family>), the
         redistributable reference tasks only, licences, a dataset card with the access conditions, and
         MANIFEST.json (SHA-256 and size of every file). The token comes from HF_TOKEN or `hf auth login`;
         it is never printed.
@@ -162,6 +180,10 @@ class ReferenceVerbs:
           core: core items folder (default datasets/core/<version>).
           invariance: invariance suite folder drawn from --core (default datasets/invariance/<suite version>);
             "" leaves the suite out (said in the notes and the card).
+          scale: scale suite folder (`dp scale`; default datasets/scale/<version> when it exists, else left out
+            with a note); "" leaves it out.
+          scale_invariance: its framings (`dp scale --framings`; default datasets/scale-invariance/<version> when it
+            exists); "" leaves them out.
           reference: reconstructed reference items folder ("" for a core-only release).
           out: release folder to build.
           private: create the repository private (default public, gated).
@@ -179,13 +201,23 @@ class ReferenceVerbs:
         if not (repo_id or dry_run or record_manifest):
             raise DecisionPivotError("name the dataset repository with --repo-id ORG/NAME (or build only: --dry-run)")
         suite = Path("datasets") / "invariance" / SUITE_VERSION if invariance is None else reference_folder(invariance)
+        from decisionpivot.scale import SCALE_VERSION
+        from decisionpivot.scale.framing import FRAMED_VERSION
+
+        def optional(value: str | None, default: Path) -> Path | None:
+            return (default if default.is_dir() else None) if value is None else reference_folder(value)
+
+        scale_dir = optional(scale, Path("datasets") / "scale" / SCALE_VERSION)
+        framed_dir = optional(scale_invariance, Path("datasets") / "scale-invariance" / FRAMED_VERSION)
         built = build_release(Path(core) if core else DEFAULT_CORE_DIR, reference_folder(reference), out,
-                              invariance_dir=suite)
+                              invariance_dir=suite, scale_dir=scale_dir, scale_invariance_dir=framed_dir)
         manifest = built.manifest
         for note in built.notes:
             print(f"note: {note}", file=sys.stderr)
         suite_families = len((manifest["invariance"] or {}).get("families", {}))
+        scale_families = len((manifest.get("scale") or {}).get("families", {}))
         print(f"built {out}/ (core families: {len(manifest['core'])}, invariance suite families: {suite_families}, "
+              f"scale suite families: {scale_families}, "
               f"reference tasks: {len(manifest['reference'])}, files: {len(manifest['files']) + 1}), content digest "
               f"{manifest['digest']}")
         if record_manifest:
@@ -194,6 +226,12 @@ class ReferenceVerbs:
             released = [record_released_core(Path(core) if core else DEFAULT_CORE_DIR)]
             if manifest["invariance"] and suite is not None:
                 released.append(record_released_suite(Path(suite)))
+            if manifest.get("scale") and scale_dir is not None:
+                from decisionpivot.item_hashes import record_released_scale
+
+                released.append(record_released_scale(scale_dir))
+                if framed_dir is not None and manifest["scale"].get("framings"):
+                    released.append(record_released_scale(framed_dir, framed=True))
             print(f"recorded the expected manifest in {record_expected_manifest(manifest)} and the released items' "
                   f"hashes in {' and '.join(map(str, released))} (commit them)")
         elif (expected_manifest() or {}).get("digest") != manifest["digest"]:

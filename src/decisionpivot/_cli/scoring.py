@@ -25,7 +25,9 @@ class ScoringVerbs:
               out: str | None = None, systems: str | Sequence[str] | None = None, resamples: int = 1000,
               figures: bool = True, partial: bool = False, allow_modified_items: bool = False,
               gate: str | None = None, invariance: str | None = None,
-              invariance_runs: str = "runs-invariance") -> None:
+              invariance_runs: str = "runs-invariance", scale: str | None = None,
+              scale_runs: str = "runs-scale", scale_invariance: str | None = None,
+              scale_invariance_runs: str = "runs-scale-invariance") -> None:
         """Score runs/<system>/<task>.jsonl: metrics with 95% bootstrap intervals, tables and figures.
 
         Writes <out>/scores.json, scoring.json, leaderboard.md/.csv/.tex, per-family, per-level and
@@ -60,12 +62,31 @@ class ScoringVerbs:
             A suite given as --items is scored the same way. Default: none.
           invariance_runs: the suite's answer files, one sub-folder per system (`dp evaluate --items <suite>
             --runs runs-invariance`).
+          scale: the scale suite's items folder (`dp scale`, e.g. datasets/scale/1.0): its score-question metrics
+            (pair accuracy, ordinal pair direction, exact and within-one accuracy, errors in levels, kappa, ranked
+            probability score, score confidence) go into scores.json (track "scale"), scoring.json's "scale"
+            section and <out>/scale_leaderboard.md/.csv, scale_families.md and scale.csv. A scale folder given as
+            --items is scored alone (its answers under --runs). Default: none.
+          scale_runs: the scale suite's answer files, one sub-folder per system (`dp evaluate --items <scale suite>
+            --runs runs-scale`).
+          scale_invariance: the scale suite's framings (`dp scale --framings`, e.g. datasets/scale-invariance/1.0):
+            robust pair accuracy, flip rate and position share (a reversed scale answered by position) join the
+            scale leaderboard, every metric per framing in <out>/scale_invariance.md/.csv. Default: none.
+          scale_invariance_runs: their answer files, one sub-folder per system (default runs-scale-invariance).
         """
         from decisionpivot.reconstruct.scoring import register_card_tasks
-        from decisionpivot.score.pipeline import score_runs
+        from decisionpivot.score.pipeline import is_scale_folder, score_runs
         from decisionpivot.score.report import leaderboard_markdown
+        from decisionpivot.score.scale import leaderboard_markdown as scale_leaderboard
 
         out = default_out("score", out, DEFAULT_SCORE_OUT)
+        if items and is_scale_folder(items):
+            scored = score_runs(runs, items, None, out, name_list(systems), int(resamples), figures=False,
+                                allow_modified_items=bool(allow_modified_items),
+                                scale_invariance=scale_invariance or None,
+                                scale_invariance_runs=scale_invariance_runs)
+            print(scale_leaderboard(scored.scale, dict(scored.scale_readouts)))
+            return
         reference_dir = reference_folder(reference)
         if reference_dir is not None and not Path(reference_dir).is_dir():
             if reference_dir != "datasets/reference":  # named on the command line: a typo must not pass silently
@@ -80,7 +101,9 @@ class ScoringVerbs:
         scoring = score_runs(runs, folder, reference_dir, out, chosen, int(resamples), tasks=tasks,
                              figures=bool(figures), partial=bool(partial),
                              allow_modified_items=bool(allow_modified_items), gate=gate,
-                             invariance=invariance or None, invariance_runs=invariance_runs)
+                             invariance=invariance or None, invariance_runs=invariance_runs,
+                             scale=scale or None, scale_runs=scale_runs,
+                             scale_invariance=scale_invariance or None, scale_invariance_runs=scale_invariance_runs)
         print(leaderboard_markdown(scoring))
         if scoring.partial:
             from decisionpivot.score.partial import partial_markdown
@@ -126,6 +149,10 @@ class ScoringVerbs:
             suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
             every output then says so. Without it such a file stops the comparison.
         """
+        from decisionpivot.score.scale import score_items_note
+
+        if note := score_items_note(items):
+            print(f"note: {note}")
         if baseline is not None or candidate is not None:
             _compare_folders(baseline, candidate, system_a, items, resamples, alpha, min_effect, out,
                              bool(allow_modified_items))
@@ -219,6 +246,10 @@ class ScoringVerbs:
         """
         from decisionpivot.gate.report import gate_summary, write_gate
         from decisionpivot.gate.run import gate_runs, gated_systems, resolve_settings
+        from decisionpivot.score.scale import score_items_note
+
+        if note := score_items_note(items):
+            print(f"note: {note}")
 
         out = default_out("gate", out, DEFAULT_SCORE_OUT)
         chosen, settings = resolve_settings(Path(params) if params else None, name_list(seeds), target_risk, delta,
@@ -235,7 +266,8 @@ class ScoringVerbs:
     def report(self, reports: str = "reports", items: str | None = None, runs: str = "runs", out: str | None = None,
                gate: str | None = None, stability: str | None = None,
                partial: str | None = None, invariance: str | None = None,
-               invariance_runs: str = "runs-invariance", allow_modified_items: bool = False) -> None:
+               invariance_runs: str = "runs-invariance", allow_modified_items: bool = False,
+               scale: str | None = None, scale_runs: str = "runs-scale") -> None:
         """Write the static HTML report of a scoring: <out>/index.html and its pages (open it in a browser).
 
         Leaderboard, systems x families heat map, levels, confidence (risk-coverage, reliability, pair
@@ -261,13 +293,17 @@ class ScoringVerbs:
           allow_modified_items: read items files this package neither re-derives nor released (a core draw or
             suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
             every page's footer then says so. Without it such a file stops the report.
+          scale: the scale suite's items folder (scored with `dp score --scale`): adds scale.html (its leaderboard
+            and families) and scale/<family>.html (its contrast groups with the scale). Default: none.
+          scale_runs: the scale suite's answer files (default runs-scale).
         """
         from decisionpivot.report.site import report_site
 
         out = default_out("report", out, str(Path(reports) / "site"))
         built = report_site(reports, items if items else DEFAULT_CORE_DIR, runs, out, gate, stability, partial,
                             invariance=invariance or None, invariance_runs=invariance_runs,
-                            allow_modified_items=bool(allow_modified_items))
+                            allow_modified_items=bool(allow_modified_items), scale=scale or None,
+                            scale_runs=scale_runs)
         print(f"wrote {built.out}/ ({built.pages} pages, {built.files} files, {built.bytes / 1e6:.1f} MB); "
               f"open {built.out}/index.html")
 

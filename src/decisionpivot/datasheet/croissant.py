@@ -118,6 +118,8 @@ SUITE_FIELDS = (
                             "empty otherwise."),
 )
 """Fields a framed item adds (``key_map`` and ``companions`` are described in the record-set text)."""
+SCALE_FIELD = ("question_type", "sc:Text", "\"score\": the options are the levels of an ordered scale, lowest first.")
+"""The field a score item adds (the scale suite)."""
 SUITE_PREFIX = "invariance"
 """Folder of the suite's files and prefix of its record sets (``invariance-<family>``, as the release's configs)."""
 
@@ -241,4 +243,12 @@ def croissant(stats: DatasheetStats, out_dir: Path) -> dict[str, Any]:
         "recordSet": [*(_record_set(p) for p in parts),
                       *(_suite_record_set(p, suite) for p in suite_parts if suite is not None)],
     }
+    if stats.scale is not None:  # the scale suite and its framings (issue 40): absent, the document is unchanged
+        from decisionpivot.datasheet.scale import croissant_parts
+
+        files, sets = croissant_parts(stats.scale, out_dir, (*FIELDS, SCALE_FIELD), SUITE_FIELDS[:2])
+        document["distribution"] += files
+        document["recordSet"] += sets
+        document["description"] += (f" The scale suite {stats.scale.version} asks {stats.scale.items} score "
+                                    "questions (a level on an ordered scale) with exact gold.")
     return document

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.frame.framings import IRRELEVANT_LENGTHS, PLAIN, STEERING
@@ -22,6 +22,9 @@ from decisionpivot.reconstruct.card import TaskCard
 QUANTILES = (0.0, 0.25, 0.5, 0.75, 1.0)
 """Reported state-length quantiles: min, lower quartile, median, upper quartile, max."""
 NO_VALUE = "(none)"
+
+if TYPE_CHECKING:
+    from decisionpivot.datasheet.scale import ScaleStats
 
 
 def nearest_rank(sorted_values: Sequence[int], q: float) -> int:
@@ -124,6 +127,8 @@ class DatasheetStats:
     """Seeds of the core families (from the core manifest)."""
     invariance: SuiteStats | None = None
     """The invariance suite; None when no suite folder was given."""
+    scale: ScaleStats | None = None
+    """The scale suite (and its framings); None when no scale folder was given."""
 
     @property
     def core_items(self) -> int:
@@ -150,13 +155,15 @@ def _card_row(card: TaskCard, present: bool) -> CardRow:
 
 
 def collect(core_dir: Path, reference_dir: Path | None, cards: dict[str, TaskCard],
-            invariance_dir: Path | None = None) -> DatasheetStats:
+            invariance_dir: Path | None = None, scale_dir: Path | None = None,
+            scale_invariance_dir: Path | None = None) -> DatasheetStats:
     """Statistics of every core family in the core manifest, every present reference task, every card, and the
     invariance suite.
 
     ``reference_dir`` None reads no reference items: every card counts as absent. ``invariance_dir`` None
-    describes no suite.
+    describes no suite; ``scale_dir`` None no scale suite (``scale_invariance_dir``: its framings).
     """
+    from decisionpivot.datasheet.scale import collect_scale
     from decisionpivot.generate.run import read_manifest
 
     manifest = read_manifest(core_dir)
@@ -177,7 +184,8 @@ def collect(core_dir: Path, reference_dir: Path | None, cards: dict[str, TaskCar
                                      f"({core_hash}); describe the suite drawn from this core (`dp frame --items "
                                      f"{core_dir}`)")
     return DatasheetStats(core=core, reference=reference, cards=rows, core_manifest=manifest, seeds=seeds,
-                          invariance=suite)
+                          invariance=suite,
+                          scale=None if scale_dir is None else collect_scale(scale_dir, scale_invariance_dir))
 
 
 # --------------------------------------------------------------------------------------------- invariance suite

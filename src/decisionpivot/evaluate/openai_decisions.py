@@ -3,15 +3,19 @@
 Request: ``{"model", "input": <state as text>, "questions": [{"type", "name": "decision",
 "instructions", ...}]}`` - an ARRAY of questions, each named. Yes/no items are ``predicate``
 questions (the noul criteria are appended to the instructions, as LangChain maps them) unless
-``yes_no: choice``; other items are ``choice`` with ``choices`` [{value: key, description: meaning}]
-in the item's order. Structured states are sent as their indented JSON (``input`` is text).
+``yes_no: choice``; score items are ``score`` questions with ``levels`` [{label: level name, description: what
+the level means}] in the item's order (lowest first); other items are ``choice`` with ``choices`` [{value: key,
+description: meaning}] in the item's order. Structured states are sent as their indented JSON (``input`` is text).
 
 Response: ``answers``, an array in question order; the answer is found by its ``name``, never by
 position (an invariance-suite item's ``companions`` are further named questions of the same
 request, ``companion-<id>``; only ``decision`` is recorded). predicate -> ``probability`` = P(yes);
 choice -> ``probabilities`` [{value, probability}] (values may be booleans: they are matched as
-``true``/``false``). A per-question ``refusal``, which the interface documents, is a final error record with the
-refusal's text (scored as a failed prediction); a body without our answer is no answer (transient).
+``true``/``false``); score -> ``probabilities`` [{label, value: level index, probability}], read by ``value`` (a
+``label`` that is not the level's at that index is no answer), with the answer's own ``score`` and ``confidence``
+kept as ``interface_score`` / ``interface_confidence``. A per-question ``refusal``, which the interface
+documents, is a final error record with the refusal's text (scored as a failed prediction); a body without our
+answer is no answer (transient).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from decisionpivot.evaluate.kinds import KindSpec, Setting, register, text, url_
 from decisionpivot.evaluate.questions import (
     DECISION_SETTINGS,
     NO,
+    SCORE,
     SEVERAL,
     YES,
     AnswerError,
@@ -30,10 +35,12 @@ from decisionpivot.evaluate.questions import (
     DecisionWire,
     Refusal,
     from_distribution,
+    from_levels,
     from_true_probability,
+    level_parts,
     meaning,
 )
-from decisionpivot.evaluate.systemone import QUESTION_ID, decision_readout
+from decisionpivot.evaluate.systemone import QUESTION_ID, decision_readout, interface_figures
 from decisionpivot.items import Item, render_state
 
 
@@ -42,6 +49,10 @@ def openai_question(question: DecisionQuestion, name: str = QUESTION_ID) -> dict
         instructions = (f"{question.instructions}\nTrue means: {meaning(question, YES)}\n"
                         f"False means: {meaning(question, NO)}")
         return {"type": "predicate", "name": name, "instructions": instructions}
+    if question.type == SCORE:
+        levels = [level_parts(text_) for _, text_ in question.options]
+        return {"type": SCORE, "name": name, "instructions": question.instructions,
+                "levels": [{"label": label, "description": description} for label, description in levels]}
     return {"type": "choice", "name": name, "instructions": question.instructions,
             "choices": [{"value": key, "description": text_} for key, text_ in question.options]}
 
@@ -54,13 +65,36 @@ def _value_name(value: Any) -> str:
     raise AnswerError(f"choice value is not a string: {str(value)[:60]!r}")
 
 
-def read_openai_answer(item: Item, question: DecisionQuestion, answers: Any, tolerance: float) -> dict[str, float]:
+def named_answer(answers: Any) -> dict[str, Any]:
+    """The answer named :data:`QUESTION_ID` of an ``answers`` array (found by name, never by position)."""
     if not isinstance(answers, list):
         raise AnswerError("no 'answers' array")
     named = [a for a in answers if isinstance(a, dict) and a.get("name") == QUESTION_ID]
     if not named:
         raise AnswerError(f"no answer named {QUESTION_ID!r}")
-    answer = named[0]
+    return named[0]
+
+
+def read_score_levels(question: DecisionQuestion, listed: list[Any], tolerance: float) -> dict[str, float]:
+    """Option probabilities from a score answer's [{label, value: index, probability}] (see the module docstring)."""
+    labels = [level_parts(text_)[0] for _, text_ in question.options]
+    by_index: dict[str, Any] = {}
+    for entry in listed:
+        if not isinstance(entry, dict) or "value" not in entry or "probability" not in entry:
+            raise AnswerError(f"probabilities entry is not {{label, value, probability}}: {str(entry)[:80]}")
+        value = entry["value"]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(labels):
+            raise AnswerError(f"score level value is not a level index 0-{len(labels) - 1}: {str(value)[:60]!r}")
+        if "label" in entry and entry["label"] != labels[value]:
+            raise AnswerError(f"level {value} is {labels[value]!r}, the answer calls it {str(entry['label'])[:60]!r}")
+        if str(value) in by_index:
+            raise AnswerError(f"level {value} listed twice")
+        by_index[str(value)] = entry["probability"]
+    return from_levels(question, by_index, tolerance)
+
+
+def read_openai_answer(item: Item, question: DecisionQuestion, answers: Any, tolerance: float) -> dict[str, float]:
+    answer = named_answer(answers)
     if answer.get("refusal"):
         raise Refusal(f"refusal: {str(answer['refusal'])[:300]}")
     if question.type == "noul":
@@ -69,7 +103,9 @@ def read_openai_answer(item: Item, question: DecisionQuestion, answers: Any, tol
         return from_true_probability(item, answer["probability"])
     listed = answer.get("probabilities")
     if not isinstance(listed, list):
-        raise AnswerError("choice answer without a 'probabilities' list")
+        raise AnswerError(f"{question.type} answer without a 'probabilities' list")
+    if question.type == SCORE:
+        return read_score_levels(question, listed, tolerance)
     distribution: dict[str, Any] = {}
     for entry in listed:
         if not isinstance(entry, dict) or "value" not in entry or "probability" not in entry:
@@ -90,6 +126,13 @@ class OpenAIDecisionsWire(DecisionWire):
     def read(self, item: Item, question: DecisionQuestion, body: dict[str, Any], tolerance: float) -> dict[str, float]:
         return read_openai_answer(item, question, body.get("answers"), tolerance)
 
+    def extras(self, body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            answer = named_answer(body.get("answers"))
+        except AnswerError:
+            answer = None
+        return {**super().extras(body), **interface_figures(answer)}
+
 
 register(KindSpec(
     name="openai_decisions",
@@ -100,6 +143,8 @@ register(KindSpec(
         "base_url": Setting(None, text, "the server's root (e.g. https://api.openai.com)", identity=False),
         "path": Setting("/v1/decisions", url_path, "appended to base_url (Fireworks /inference/v1/decisions)"),
         "model": Setting(None, text, "model name, e.g. gpt-6-luna"),
+        "max_levels": Setting(10, DECISION_SETTINGS["max_levels"].check, "most levels per score question (2-10 "
+                              "documented); larger scales are recorded as input restrictions, not sent"),
     },
     required=("base_url", "model"),
     instead=SERVED_INSTEAD,

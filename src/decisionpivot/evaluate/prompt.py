@@ -2,7 +2,9 @@
 
 User message: the state under STATE (structured states as indented JSON), the instruction under
 QUESTION, the options as ``key: meaning`` lines under OPTIONS, closing with "Reply with the JSON
-object, in this form:" and an object of the item's option keys. The system message asks the model to
+object, in this form:" and an object of the item's option keys. A score item's options are the levels of a scale
+(:mod:`decisionpivot.score_questions`), and its OPTIONS heading says so (:data:`SCALE_HEADING`): the model gives a
+probability per level, keyed by the level keys. The system message asks the model to
 *end* its reply with that object, so the reply's **last** JSON object that holds every option key is
 read, after any closed reasoning block (a model that thinks aloud may quote an example object first). Its
 values pass the one probability check (:func:`decisionpivot.probability.distribution`: each in [0, 1], the
@@ -18,6 +20,7 @@ from typing import Any
 
 from decisionpivot.items import Item, render_state
 from decisionpivot.probability import ProbabilityError, distribution
+from decisionpivot.score_questions import is_score_item
 
 SYSTEM_MESSAGE = (
     "You are a decision model inside a larger software system. You receive a case (the STATE), a "
@@ -28,6 +31,9 @@ SYSTEM_MESSAGE = (
     "0 and 1 that sum to 1. You may think first, but end your reply with that JSON object."
 )
 CLOSING = "Reply with the JSON object, in this form:"
+OPTIONS_HEADING = "OPTIONS (key: meaning)"
+SCALE_HEADING = "OPTIONS (key: meaning; the levels of an ordered scale)"
+"""The OPTIONS heading of a score item: the options are levels, in the order the item lists them."""
 
 
 class ReplyError(ValueError):
@@ -41,7 +47,7 @@ def user_message(item: Item) -> str:
     return (
         f"STATE\n{render_state(item.state)}\n\n"
         f"QUESTION\n{item.question}\n\n"
-        f"OPTIONS (key: meaning)\n{options}\n\n"
+        f"{SCALE_HEADING if is_score_item(item) else OPTIONS_HEADING}\n{options}\n\n"
         f"{CLOSING}\n{template}"
     )
 

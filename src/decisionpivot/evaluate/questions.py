@@ -8,7 +8,12 @@ The mapping the paper prescribes for decision models reached "through their docu
 * **yes/no items** either as a ``noul`` question (P(true) is read as P(``yes``); the criteria describe
   true and false with the meanings of ``yes`` and ``no``) or as a two-option ``choice`` - a per-system
   setting (``yes_no``) that is recorded in the meta file and on the leaderboard, because the two read
-  different things (one probability from one label pair, or a distribution over two named options).
+  different things (one probability from one label pair, or a distribution over two named options);
+* **score items** (:mod:`decisionpivot.score_questions`: the options are the levels of a scale) as a ``score``
+  question: the levels in the item's listed order (lowest first in the suite; a framing may list them highest
+  first), each with its name and what it means. Interfaces name a level by its index in that list (System One
+  ``"0"``.., OpenAI's ``value``), so a score answer maps back through the index to the listed option key; an
+  interface's cap on levels (``max_levels``, DECISION-APIS.md section 2) makes a larger item an input restriction.
 
 Answers map back to option keys **by name, never by position**. Providers round probabilities to two
 decimals or let them sum to 1 +- 0.01, so a distribution is renormalised when its sum lies within
@@ -34,8 +39,11 @@ from decisionpivot.evaluate.outcome import NotAnAnswer
 from decisionpivot.evaluate.prompt import ReplyError
 from decisionpivot.items import Item, render_state
 from decisionpivot.probability import DEFAULT_SUM_TOLERANCE, ProbabilityError, distribution, probability
+from decisionpivot.score_questions import MEANING_SEPARATOR, is_score_item
 
 YES, NO = "yes", "no"
+SCORE = "score"
+"""The type of a score question (the item's options are the levels of a scale)."""
 CHARS_PER_TOKEN = 4
 
 AnswerError = ReplyError
@@ -56,13 +64,14 @@ class DecisionQuestion:
     """One item asked as a typed question."""
 
     type: str
-    """``noul`` (a yes/no item read as P(true)) or ``choice``."""
+    """``noul`` (a yes/no item read as P(true)), ``choice`` or ``score`` (the options are a scale's levels)."""
     state: str | dict[str, Any]
     """The item's state, as it is."""
     instructions: str
     """The item's question."""
     options: tuple[tuple[str, str], ...]
-    """(option key, meaning) in the item's order; for ``noul``: (yes, ...), (no, ...)."""
+    """(option key, meaning) in the item's order; for ``noul``: (yes, ...), (no, ...); for ``score``: the levels as
+    listed (the key of the level at index i, its meaning)."""
 
 
 def is_yes_no(item: Item) -> bool:
@@ -103,10 +112,30 @@ def without_order(yes_no: str, option_keys: Sequence[Sequence[str]]) -> bool:
 
 
 def as_question(item: Item, yes_no: str) -> DecisionQuestion:
-    """The item as a typed question; ``yes_no`` is ``noul`` or ``choice`` (how yes/no items are asked)."""
+    """The item as a typed question; ``yes_no`` is ``noul`` or ``choice`` (how yes/no items are asked); a score item
+    is a ``score`` question whatever ``yes_no`` says."""
     options = tuple((o.key, o.meaning) for o in item.options)
+    if is_score_item(item):
+        return DecisionQuestion(SCORE, item.state, item.question, options)
     kind = "noul" if yes_no == "noul" and is_yes_no(item) else "choice"
     return DecisionQuestion(kind, item.state, item.question, options)
+
+
+def level_parts(meaning_text: str) -> tuple[str, str]:
+    """(level name, what the level means) of a level's meaning ``"<name> - <what it means>"``; a meaning without the
+    separator is all name."""
+    name, _, description = meaning_text.partition(MEANING_SEPARATOR)
+    return name, description
+
+
+def from_levels(question: DecisionQuestion, by_index: Mapping[str, Any], tolerance: float) -> dict[str, float]:
+    """A score answer keyed by level index (``"0"`` = the first level listed) as option probabilities: index i is the
+    listed option key at i. An index the question has not got, or a missing one, is no distribution (ProbabilityError
+    from :func:`decisionpivot.probability.distribution`)."""
+    keys = [key for key, _ in question.options]
+    named = {(keys[int(index)] if isinstance(index, str) and index.isdigit() and int(index) < len(keys)
+              else f"level {index}"): value for index, value in by_index.items()}
+    return distribution(named, keys, tolerance)
 
 
 def meaning(question: DecisionQuestion, key: str) -> str:
@@ -118,6 +147,9 @@ def restriction(question: DecisionQuestion, settings: Mapping[str, Any]) -> str 
     limit = settings.get("max_options")
     if question.type == "choice" and limit and len(question.options) > int(limit):
         return f"{INPUT_RESTRICTION}: {len(question.options)} options, the system takes at most {limit}"
+    limit = settings.get("max_levels")
+    if question.type == SCORE and limit and len(question.options) > int(limit):
+        return f"{INPUT_RESTRICTION}: a scale of {len(question.options)} levels, the system takes at most {limit}"
     state_text = render_state(question.state)
     limit = settings.get("max_state_chars")
     if limit and len(state_text) > int(limit):
@@ -203,6 +235,9 @@ DECISION_SETTINGS: dict[str, Setting] = {
     "max_options": Setting(None, optional_integer(1), "most options per choice question (TypeSafe 255, "
                            "Fireworks 208, transformers serve / vLLM / SGLang 26); larger items are recorded "
                            "as input restrictions, not sent"),
+    "max_levels": Setting(None, optional_integer(1), "most levels per score question (TypeSafe, OpenAI, Perplexity, "
+                          "SGLang, vLLM 10; transformers serve 26); larger scales are recorded as input "
+                          "restrictions, not sent"),
     "max_state_chars": Setting(None, optional_integer(1), "largest state (characters, JSON states as rendered)"),
     "context_tokens": Setting(None, optional_integer(1), "most input tokens (estimated at 4 characters a token)"),
     "sum_tolerance": Setting(DEFAULT_SUM_TOLERANCE, number(0, maximum=0.5), "a distribution whose sum is within this "

@@ -2,7 +2,10 @@
 
 Request: ``{"model", "input": <state as text>, "questions": [{"id": "decision", "type": "yes_no" |
 "choice", "question": <instructions>, "options": [{"name": key, "description": meaning}]}]}``; a
-yes/no item is a ``yes_no`` question with ``yes``/``no`` descriptions unless ``yes_no: choice``.
+yes/no item is a ``yes_no`` question with ``yes``/``no`` descriptions unless ``yes_no: choice``; a score item is a
+``score`` question with ``levels`` [{"name": level name, "description": what it means}] in the item's order
+(lowest first), answered with ``probabilities`` keyed by level index (the digit labels SGLang reads a scale with,
+at most 10 levels) or by the levels' names, and a ``score`` kept as ``interface_score``.
 ``temperature`` is sent when set; an invariance-suite item's ``companions`` are further questions of the
 request (``companion-<id>``), only ``decision`` is recorded. Response: ``answers`` {id: {type,
 probabilities, label_mass, choice}} - read by id; yes_no probabilities are keyed ``yes``/``no`` (or ``true``/``false``);
@@ -20,15 +23,18 @@ from decisionpivot.evaluate.kinds import KindSpec, Setting, optional_number, reg
 from decisionpivot.evaluate.questions import (
     DECISION_SETTINGS,
     NO,
+    SCORE,
     SEVERAL,
     YES,
     AnswerError,
     DecisionQuestion,
     DecisionWire,
     from_distribution,
+    from_levels,
+    level_parts,
     meaning,
 )
-from decisionpivot.evaluate.systemone import QUESTION_ID, decision_readout, label_mass
+from decisionpivot.evaluate.systemone import QUESTION_ID, decision_readout, interface_figures, label_mass
 from decisionpivot.items import Item, render_state
 
 
@@ -36,6 +42,10 @@ def sglang_question(question: DecisionQuestion, name: str = QUESTION_ID) -> dict
     if question.type == "noul":
         return {"id": name, "type": "yes_no", "question": question.instructions,
                 "yes": meaning(question, YES), "no": meaning(question, NO)}
+    if question.type == SCORE:
+        levels = [level_parts(text_) for _, text_ in question.options]
+        return {"id": name, "type": SCORE, "question": question.instructions,
+                "levels": [{"name": level, "description": description} for level, description in levels]}
     return {"id": name, "type": "choice", "question": question.instructions,
             "options": [{"name": key, "description": text_} for key, text_ in question.options]}
 
@@ -51,6 +61,11 @@ def read_sglang_answer(item: Item, question: DecisionQuestion, answers: Any, tol
         raise AnswerError("answer without 'probabilities'")
     if question.type == "noul" and set(probabilities) == {"true", "false"}:
         probabilities = {YES: probabilities["true"], NO: probabilities["false"]}
+    if question.type == SCORE:
+        names = [level_parts(text_)[0] for _, text_ in question.options]
+        if set(probabilities) == set(names):
+            probabilities = {str(names.index(name)): value for name, value in probabilities.items()}
+        return from_levels(question, probabilities, tolerance)
     return from_distribution(item, probabilities, tolerance)
 
 
@@ -68,8 +83,8 @@ class SGLangDecisionsWire(DecisionWire):
 
     def extras(self, body: dict[str, Any]) -> dict[str, Any]:
         answers = body.get("answers")
-        return {**usage_fields(body.get("usage")),
-                **label_mass(answers.get(QUESTION_ID) if isinstance(answers, dict) else None, body)}
+        answer = answers.get(QUESTION_ID) if isinstance(answers, dict) else None
+        return {**usage_fields(body.get("usage")), **label_mass(answer, body), **interface_figures(answer)}
 
 
 register(KindSpec(
@@ -82,6 +97,9 @@ register(KindSpec(
         "path": Setting("/v1/decisions", url_path, "appended to base_url"),
         "model": Setting(None, text, "model name as the server knows it"),
         "temperature": Setting(None, optional_number(0, strict=True), "divides the label logits (sent when set)"),
+        "max_levels": Setting(10, DECISION_SETTINGS["max_levels"].check, "most levels per score question (SGLang "
+                              "reads a scale by digit labels: 10); larger scales are recorded as input restrictions, "
+                              "not sent"),
     },
     required=("base_url", "model"),
     instead=SERVED_INSTEAD,

@@ -6,10 +6,14 @@ answered independently, so asking one question loses nothing). An invariance-sui
 ``companions`` (framing ``together``) sends them too, as ``companion-<id>`` questions of the same
 request; only the ``decision`` answer is recorded. Q is the item as a typed question
 (:mod:`decisionpivot.evaluate.questions`): ``noul`` with criteria ``{"true", "false"}`` for yes/no items
-(unless ``yes_no: choice``), else ``choice`` with criteria option key -> meaning in the item's order.
+(unless ``yes_no: choice``), ``score`` with ``criteria`` the levels' meanings as an array in the item's order
+(lowest first) for score items, else ``choice`` with criteria option key -> meaning in the item's order.
 
 The answer is read by question id, never by position: ``noul`` -> P(true) (or, as vLLM also sends,
-``probabilities.true``); ``choice`` -> ``probabilities`` {option: p}, renormalised within tolerance.
+``probabilities.true``); ``choice`` -> ``probabilities`` {option: p}, renormalised within tolerance; ``score`` ->
+``probabilities`` {"0": p, ...} by level index, mapped to the listed option keys, and the interface's own
+``score`` (sum of index x p) and ``confidence`` kept on the record as ``interface_score`` and
+``interface_confidence`` when they are numbers (what the interface said; the scorer computes its own from ``p``).
 Extras (vLLM's ``diagnostics``, ``confidence``, ``legend``) are tolerated; ``label_mass`` is kept on the
 record when a server reports it. The interface documents no refusal: a ``refusal`` in place of an answer is
 no answer (transient, :mod:`decisionpivot.evaluate.outcome`), and so is a body without the answer asked for.
@@ -23,6 +27,7 @@ DigitalOcean, Fireworks (path ``/inference/v1/systemone``) and ``transformers se
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from decisionpivot.evaluate.http import HTTP_SETTINGS, SERVED_INSTEAD, HttpRunner, usage_fields
@@ -30,12 +35,14 @@ from decisionpivot.evaluate.kinds import KindSpec, Setting, register, text, url_
 from decisionpivot.evaluate.questions import (
     DECISION_SETTINGS,
     NO,
+    SCORE,
     SEVERAL,
     YES,
     AnswerError,
     DecisionQuestion,
     DecisionWire,
     from_distribution,
+    from_levels,
     from_true_probability,
     meaning,
 )
@@ -50,6 +57,9 @@ def systemone_question(question: DecisionQuestion) -> dict[str, Any]:
     if question.type == "noul":
         return {"type": "noul", "instructions": question.instructions,
                 "criteria": {"true": meaning(question, YES), "false": meaning(question, NO)}}
+    if question.type == SCORE:
+        return {"type": SCORE, "instructions": question.instructions,
+                "criteria": [text_ for _, text_ in question.options]}
     return {"type": "choice", "instructions": question.instructions,
             "criteria": {key: text_ for key, text_ in question.options}}
 
@@ -73,8 +83,24 @@ def read_systemone_answer(item: Item, question: DecisionQuestion, answer: Any, t
             return from_distribution(item, by_option, tolerance)
         raise AnswerError("noul answer without 'noul' (P(true))")
     if not isinstance(probabilities, dict):
-        raise AnswerError("choice answer without 'probabilities'")
+        raise AnswerError(f"{question.type} answer without 'probabilities'")
+    if question.type == SCORE:
+        return from_levels(question, probabilities, tolerance)
     return from_distribution(item, probabilities, tolerance)
+
+
+def interface_figures(answer: Any) -> dict[str, float]:
+    """A score answer's own ``score`` and ``confidence`` as ``interface_score`` / ``interface_confidence``, when
+    they are finite numbers (extras of the record: the scorer reads ``p``). An answer is a score answer when it has a
+    ``score`` and its ``type``, if it says one, is ``score``."""
+    if not isinstance(answer, dict) or answer.get("type", SCORE) != SCORE or "score" not in answer:
+        return {}
+    out = {}
+    for field, name in (("score", "interface_score"), ("confidence", "interface_confidence")):
+        value = answer.get(field)
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            out[name] = float(value)
+    return out
 
 
 def label_mass(answer: Any, body: Any) -> dict[str, float]:
@@ -103,7 +129,7 @@ class SystemOneWire(DecisionWire):
     def extras(self, body: dict[str, Any]) -> dict[str, Any]:
         answers = body.get("answers")
         answer = answers.get(QUESTION_ID) if isinstance(answers, dict) else None
-        return {**usage_fields(body.get("usage")), **label_mass(answer, body)}
+        return {**usage_fields(body.get("usage")), **label_mass(answer, body), **interface_figures(answer)}
 
 
 def decision_readout(api: str) -> Any:
@@ -119,6 +145,9 @@ SYSTEMONE_SETTINGS: dict[str, Setting] = {
     "path": Setting("/v1/systemone", url_path, "appended to base_url (Perplexity /v1/decisions, Fireworks "
                     "/inference/v1/systemone)"),
     "model": Setting(None, text, "model name (jev-latest, a pinned jev-1.13.0, a local path for transformers serve)"),
+    "max_levels": Setting(10, DECISION_SETTINGS["max_levels"].check, "most levels per score question (TypeSafe "
+                          "documents 10; transformers serve 26); larger scales are recorded as input restrictions, "
+                          "not sent"),
 }
 
 

@@ -48,7 +48,7 @@ class ConfigEntry:
     name: str
     """Config name (family or task id; ``invariance-<family>`` for the suite)."""
     kind: str
-    """``core``, ``invariance`` or ``reference``."""
+    """``core``, ``invariance``, ``scale``, ``scale-invariance`` or ``reference``."""
     layer: str
     """Decision layer A-G."""
     path: str
@@ -185,9 +185,36 @@ def _suite_section(configs: Sequence[ConfigEntry], suite: Mapping[str, Any] | No
     ]
 
 
+def _scale_section(configs: Sequence[ConfigEntry], scale: Mapping[str, Any] | None) -> list[str]:
+    """What the scale suite is and holds (from the release manifest's scale section); nothing when left out."""
+    if not scale:
+        return []
+    parts = [e for e in configs if e.kind == "scale"]
+    framed = scale.get("framings") or None
+    lines = [
+        f"## Scale suite (version {scale.get('version')})", "",
+        "Score questions: a level on an ordered scale (a priority, a severity, a risk tier, a discrepancy band, a "
+        "grade) whose gold follows exactly from the rules and facts in the state, in contrast groups whose members "
+        "sit one step either side of a level boundary. Options are the levels, lowest first, keyed \"0\", \"1\", "
+        "...; each item carries `\"question_type\": \"score\"`. "
+        f"{sum(e.items for e in parts)} items in {_plural(len(parts), 'family', 'families')} "
+        "(configs `scale-<family>`), "
+        "reproducible byte for byte with `dp scale`; `dp score --scale` reports exact and within-one accuracy, errors "
+        "in levels, quadratic-weighted kappa, ranked probability score, score confidence, pair accuracy and ordinal "
+        "pair direction.", ""]
+    if framed:
+        lines += [f"Its framings (version {framed.get('version')}: {', '.join(framed.get('framings') or [])}; "
+                  f"{framed.get('items')} items, configs `scale-invariance-<family>`) ask a third of the contrast "
+                  "groups again with the scale listed highest first, the level keys renamed and the rubric reworded, "
+                  "each with exact gold (`dp scale --framings`).", ""]
+    return lines
+
+
 def card_body(configs: Sequence[ConfigEntry], reconstruct_only: Sequence[tuple[str, str]],
-              missing: Sequence[str], release: str, suite: Mapping[str, Any] | None = None) -> str:
-    """The Markdown body of the card; ``suite`` is the release manifest's invariance section (None: left out)."""
+              missing: Sequence[str], release: str, suite: Mapping[str, Any] | None = None,
+              scale: Mapping[str, Any] | None = None) -> str:
+    """The Markdown body of the card; ``suite`` is the release manifest's invariance section (None: left out),
+    ``scale`` its scale section (None: left out, and the card says nothing of it)."""
     core = [e for e in configs if e.kind == "core"]
     reference = [e for e in configs if e.kind == "reference"]
     lines = [
@@ -216,10 +243,11 @@ def card_body(configs: Sequence[ConfigEntry], reconstruct_only: Sequence[tuple[s
         "`{key, meaning}` objects), `answer` (gold option key). Reference items may add what their metric "
         "needs (e.g. `query`, `success_rate`).", "",
         *_suite_section(configs, suite),
+        *_scale_section(configs, scale),
         *_not_included(reconstruct_only, missing),
         "## Licences", "",
-        "- Core items and the invariance suite: Creative Commons Attribution 4.0 International "
-        "(`LICENSES/CC-BY-4.0.txt`).",
+        f"- Core items{', the invariance suite and the scale suite' if scale else ' and the invariance suite'}: "
+        "Creative Commons Attribution 4.0 International (`LICENSES/CC-BY-4.0.txt`).",
         *[f"- {e.name}: {e.license}, see `LICENSES/{e.name}.md` ({e.title})." for e in reference],
         "- The `decisionpivot` code that generates, verifies and scores the items: Apache-2.0.", "",
         "## Integrity", "",
@@ -232,7 +260,8 @@ def card_body(configs: Sequence[ConfigEntry], reconstruct_only: Sequence[tuple[s
 
 
 def dataset_card(configs: Sequence[ConfigEntry], reconstruct_only: Sequence[tuple[str, str]],
-                 missing: Sequence[str], release: str, suite: Mapping[str, Any] | None = None) -> str:
+                 missing: Sequence[str], release: str, suite: Mapping[str, Any] | None = None,
+                 scale: Mapping[str, Any] | None = None) -> str:
     """The whole ``README.md``: YAML front matter between ``---`` lines, then the body."""
     meta = yaml.dump(front_matter(configs), Dumper=_CardDumper, sort_keys=False, allow_unicode=True, width=1000)
-    return f"---\n{meta}---\n\n{card_body(configs, reconstruct_only, missing, release, suite)}"
+    return f"---\n{meta}---\n\n{card_body(configs, reconstruct_only, missing, release, suite, scale)}"

@@ -42,6 +42,8 @@ from decisionpivot.release.manifest import (
     DATASET_NAME,
     INVARIANCE,
     MANIFEST_NAME,
+    SCALE,
+    SCALE_FRAMED,
     core_entry,
     digest,
     expected_manifest,
@@ -50,6 +52,7 @@ from decisionpivot.release.manifest import (
     manifest_bytes,
     read_manifest_file,
     release_files,
+    scale_section,
 )
 from decisionpivot.release.notices import licence_files
 
@@ -81,6 +84,8 @@ class _Parts:
     core: dict[str, dict[str, Any]] = field(default_factory=dict)
     invariance: dict[str, Any] | None = None
     """The suite's section of the release manifest; None when the suite was left out."""
+    scale: dict[str, Any] | None = None
+    """The scale suite's section of the release manifest; None when it was left out."""
     reference: dict[str, dict[str, Any]] = field(default_factory=dict)
     included_cards: list[TaskCard] = field(default_factory=list)
     reconstruct_only: list[tuple[str, str]] = field(default_factory=list)
@@ -183,6 +188,62 @@ def _collect_invariance(suite_dir: Path | None, core_dir: Path, parts: _Parts) -
     parts.invariance = invariance_section(manifest)
 
 
+def _collect_scale(scale_dir: Path | None, framed_dir: Path | None, parts: _Parts) -> None:
+    """The released scale suite (``dp scale``) and its framings (``dp scale --framings``): the suite version and seed
+    of the release, every file with its manifest's hash and, when the package ships the released scale manifests, the
+    released hashes. Configs ``scale-<family>`` and ``scale-invariance-<family>``; ``scale_dir`` None leaves both out
+    (said in the notes), ``framed_dir`` None the framings only."""
+    from decisionpivot.item_hashes import released_scale
+    from decisionpivot.scale import SCALE_SEED, SCALE_VERSION
+    from decisionpivot.scale.framing import FRAMED_BENCHMARK, FRAMED_VERSION
+
+    if scale_dir is None:
+        parts.notes.append("scale suite: no folder was given; left out (draw it with `dp scale` and pass --scale "
+                           f"datasets/scale/{SCALE_VERSION})")
+        return
+    from decisionpivot.scale.run import read_scale_manifest
+
+    framed_manifest = None
+    folders = [(scale_dir, SCALE, "dp scale", read_scale_manifest(scale_dir), SCALE_VERSION, False)]
+    if framed_dir is not None:
+        from decisionpivot.generate.run import read_manifest
+
+        framed_manifest = read_manifest(framed_dir)
+        if framed_manifest.get("benchmark") != FRAMED_BENCHMARK:
+            raise DecisionPivotError(f"{framed_dir}/{MANIFEST_NAME}: not the scale suite's framings (benchmark "
+                                     f"{framed_manifest.get('benchmark')!r}); write them with `dp scale --framings`")
+        folders.append((framed_dir, SCALE_FRAMED, "dp scale --framings", framed_manifest, FRAMED_VERSION, True))
+    else:
+        parts.notes.append("scale suite framings: no folder was given; left out (write them with `dp scale "
+                           f"--framings` and pass --scale-invariance datasets/scale-invariance/{FRAMED_VERSION})")
+    for folder, part, remake, manifest, version, framed in folders:
+        where = f"{folder}/{MANIFEST_NAME}"
+        if manifest.get("version") != version:
+            raise DecisionPivotError(f"{where}: version {manifest.get('version')!r}; the release carries version "
+                                     f"{version!r}: write it with `{remake}`")
+        shipped = (released_scale(version, framed) or {}).get("families") or {}
+        if shipped and set(manifest["families"]) != set(shipped):
+            raise DecisionPivotError(f"{where}: not the released families ({', '.join(sorted(shipped))}); write the "
+                                     f"whole suite with `{remake}`")
+        parts.copies[f"{part}/{MANIFEST_NAME}"] = folder / MANIFEST_NAME
+        for name, entry in manifest["families"].items():
+            source, found = _listed_file(folder, entry, remake)
+            if entry.get("seed") != SCALE_SEED:
+                raise DecisionPivotError(f"{where}: family {name!r} drawn with seed {entry.get('seed')!r}, not the "
+                                         f"released suite's {SCALE_SEED}; write it again with `{remake}`")
+            if name in shipped and shipped[name].get("sha256") != found:
+                raise DecisionPivotError(f"{source}: SHA-256 {found} differs from the package's released {part} "
+                                         f"{version} ({shipped[name].get('sha256')}); write it with the package "
+                                         f"version that released it (`{remake}`)")
+            items = _count_lines(source)
+            if items != entry["items"]:
+                raise DecisionPivotError(f"{source}: {items} items, {where} says {entry['items']}")
+            path = f"{part}/{entry['file']}"
+            parts.copies[path] = source
+            parts.configs.append(ConfigEntry(f"{part}-{name}", part, entry["layer"], path, items, CORE_ITEMS_SPDX))
+    parts.scale = scale_section(folders[0][3], framed_manifest)
+
+
 def release_route(card: TaskCard) -> RouteDecision:
     """The route the release applies: redistribute only when the rules *and* the card say so."""
     decision = decide_route(card.license)
@@ -237,6 +298,7 @@ def _release_manifest(folder: Path, parts: _Parts) -> dict[str, Any]:
         "digest": digest(files),
         "core": parts.core,
         INVARIANCE: parts.invariance,
+        **({SCALE: parts.scale} if parts.scale is not None else {}),
         "reference": parts.reference,
         "reconstruct_only": dict(parts.reconstruct_only),
         "missing": parts.missing,
@@ -279,17 +341,22 @@ def _swap_in(staging: Path, out_dir: Path) -> None:
 
 
 def build_release(core_dir: str | Path, reference_dir: str | Path | None, out_dir: str | Path,
-                  cards: dict[str, TaskCard] | None = None, *, invariance_dir: str | Path | None) -> ReleaseBuild:
+                  cards: dict[str, TaskCard] | None = None, *, invariance_dir: str | Path | None,
+                  scale_dir: str | Path | None = None, scale_invariance_dir: str | Path | None = None) -> ReleaseBuild:
     """Build the Hugging Face dataset folder (see the module docstring); returns its manifest and notes.
 
     ``invariance_dir``: the invariance suite folder (``datasets/invariance/<version>``); None leaves the suite
-    out (said in the notes and the card).
+    out (said in the notes and the card). ``scale_dir`` and ``scale_invariance_dir``: the scale suite and its
+    framings (``datasets/scale/<version>``, ``datasets/scale-invariance/<version>``); None leaves them out (a release
+    without them has no ``scale`` section, and its card does not mention them).
     """
     core_dir, out_dir = Path(core_dir), Path(out_dir)
     reference_dir = None if reference_dir is None else Path(reference_dir)
     parts = _Parts()
     _collect_core(core_dir, parts)
     _collect_invariance(None if invariance_dir is None else Path(invariance_dir), core_dir, parts)
+    if scale_dir is not None:
+        _collect_scale(Path(scale_dir), None if scale_invariance_dir is None else Path(scale_invariance_dir), parts)
     _collect_reference(reference_dir, all_cards() if cards is None else cards, parts)
     names = [c.name for c in parts.configs]
     clashes = sorted({n for n in names if names.count(n) > 1})
@@ -305,7 +372,7 @@ def build_release(core_dir: str | Path, reference_dir: str | Path | None, out_di
         for rel, text in licence_files(parts.included_cards, counts).items():
             atomic_write_bytes(staging / rel, text.encode("utf-8"))
         card = dataset_card(parts.configs, parts.reconstruct_only, parts.missing, BENCHMARK_VERSION,
-                            parts.invariance)
+                            parts.invariance, parts.scale)
         atomic_write_bytes(staging / "README.md", card.encode("utf-8"))
         manifest = _release_manifest(staging, parts)
         atomic_write_bytes(staging / MANIFEST_NAME, manifest_bytes(manifest))

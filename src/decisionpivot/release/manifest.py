@@ -17,7 +17,11 @@ against). ``expected_manifest.json`` is stored without its ``core`` section, and
 the release lists as ``core/MANIFEST.json`` (by its SHA-256 in ``files``). The invariance suite's
 section is derived the same way from the released suite manifest
 (``released/invariance-<version>.MANIFEST.json``) the release lists as ``invariance/MANIFEST.json``;
-a release without the suite has ``invariance: null``.
+a release without the suite has ``invariance: null``. The scale suite (``dp scale``) and its framings (``dp scale
+--framings``), when a release carries them, have a ``scale`` section derived likewise from the released scale manifests
+(``released/scale-<version>.MANIFEST.json``, ``released/scale-invariance-<version>.MANIFEST.json``) the release lists as
+``scale/MANIFEST.json`` and ``scale-invariance/MANIFEST.json``; a release without them has no ``scale`` key at all (so
+the manifest of a release cut before the suite existed keeps its bytes).
 """
 
 from __future__ import annotations
@@ -44,7 +48,11 @@ CORE = "core"
 """The manifest's section of core families (derived, never stored in expected_manifest.json)."""
 INVARIANCE = "invariance"
 """The manifest's section of the invariance suite, and its folder in the release (derived, never stored)."""
-DERIVED = (CORE, INVARIANCE)
+SCALE = "scale"
+"""The manifest's section of the scale suite, and its folder in the release (derived, never stored)."""
+SCALE_FRAMED = "scale-invariance"
+"""The release folder of the scale suite's framings (their manifest is part of the ``scale`` section)."""
+DERIVED = (CORE, INVARIANCE, SCALE)
 """Sections ``expected_manifest.json`` does not store: the released manifests shipped in the package hold them."""
 
 
@@ -64,6 +72,21 @@ def invariance_section(suite: Mapping[str, Any]) -> dict[str, Any]:
             "framings": suite.get("framings"), "items": suite.get("items"), "families": families}
 
 
+def scale_section(suite: Mapping[str, Any], framed: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The release manifest's scale section, from the scale suite folder's MANIFEST.json (``dp scale``) and its
+    framings' (``dp scale --framings``; None: left out)."""
+    def families(manifest: Mapping[str, Any], folder: str) -> dict[str, Any]:
+        return {name: {"file": f"{folder}/{entry['file']}", "layer": entry["layer"], "items": entry["items"],
+                       "groups": entry.get("groups"), "sha256": entry["sha256"]}
+                for name, entry in manifest.get("families", {}).items()}
+
+    return {"version": suite.get("version"), "question_type": suite.get("question_type"), "items": suite.get("items"),
+            "families": families(suite, SCALE),
+            "framings": None if framed is None else {
+                "version": framed.get("version"), "framings": framed.get("framings"), "items": framed.get("items"),
+                "families": families(framed, SCALE_FRAMED)}}
+
+
 def stored_form(manifest: Mapping[str, Any]) -> dict[str, Any]:
     """The expected manifest as the package stores it: without the sections the released manifests hold."""
     return {key: value for key, value in manifest.items() if key not in DERIVED}
@@ -75,7 +98,7 @@ def _shipped(manifest: dict[str, Any], path: Path, part: str, pattern: str) -> d
     from decisionpivot import item_hashes
 
     listed = (manifest["files"].get(f"{part}/{MANIFEST_NAME}") or {}).get("sha256")
-    if listed is None and part == INVARIANCE:
+    if listed is None and part != CORE:
         return None  # a release without the suite
     shipped = next((p for p in sorted(item_hashes.RELEASED.glob(pattern)) if sha256_file(p) == listed), None)
     if shipped is None:
@@ -90,10 +113,13 @@ def _with_derived(manifest: dict[str, Any], path: Path) -> dict[str, Any]:
     core = _shipped(manifest, path, CORE, "core-*.MANIFEST.json") or {}
     derived = {name: core_entry(entry, entry["items"]) for name, entry in core.get("families", {}).items()}
     suite = _shipped(manifest, path, INVARIANCE, "invariance-*.MANIFEST.json")
+    scale = _shipped(manifest, path, SCALE, "scale-*.MANIFEST.json")
+    framed = _shipped(manifest, path, SCALE_FRAMED, "scale-invariance-*.MANIFEST.json") if scale else None
     keys = [k for k in manifest if k not in DERIVED]
     position = keys.index("digest") + 1 if "digest" in keys else 0
     return {**{k: manifest[k] for k in keys[:position]}, CORE: derived,
             INVARIANCE: None if suite is None else invariance_section(suite),
+            **({SCALE: scale_section(scale, framed)} if scale is not None else {}),
             **{k: manifest[k] for k in keys[position:]}}
 
 
@@ -140,7 +166,7 @@ def expected_manifest() -> dict[str, Any] | None:
     if not EXPECTED_MANIFEST.exists():
         return None
     manifest = read_manifest_file(EXPECTED_MANIFEST)
-    return manifest if all(key in manifest for key in DERIVED) else _with_derived(manifest, EXPECTED_MANIFEST)
+    return manifest if CORE in manifest and INVARIANCE in manifest else _with_derived(manifest, EXPECTED_MANIFEST)
 
 
 def record_expected_manifest(manifest: dict[str, Any], target: Path = EXPECTED_MANIFEST) -> Path:

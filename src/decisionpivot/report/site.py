@@ -41,6 +41,8 @@ from decisionpivot.report.overview import (
     reference_metric_names,
 )
 from decisionpivot.report.recorded_pages import gate_body, runs_body, stability_body
+from decisionpivot.report.scale_pages import PAGE as SCALE_PAGE
+from decisionpivot.report.scale_pages import ScaleRuns, read_scale_runs, scale_pages
 from decisionpivot.report.svg import direction_scatter
 from decisionpivot.report.system_pages import system_body
 
@@ -87,12 +89,16 @@ def _footer(inputs: ReportInputs) -> str:
 
 
 def build_files(
-    inputs: ReportInputs, progress: bool | None = None, framed: FramedRuns | None = None
+    inputs: ReportInputs, progress: bool | None = None, framed: FramedRuns | None = None,
+    scale: ScaleRuns | None = None,
 ) -> dict[str, bytes]:
-    """Every file of the site: path inside the site -> bytes (with ``framed``, an invariance suite's framing view)."""
+    """Every file of the site: path inside the site -> bytes (with ``framed``, an invariance suite's framing view;
+    with ``scale``, the scale suite's pages)."""
     extra = []
     if framed is not None:
         extra.append(("framings.html", "Framings"))
+    if scale is not None:
+        extra.append((SCALE_PAGE, "Scale suite"))
     if inputs.stability:
         extra.append(("stability.html", "Stability"))
     if inputs.gate is not None:
@@ -159,6 +165,9 @@ def build_files(
         bar.update()
         if framed is not None:
             for path, (title, body) in framing_pages(framed).items():
+                add(path, title, body)
+        if scale is not None:
+            for path, (title, body) in scale_pages(inputs, scale).items():
                 add(path, title, body)
     return dict(sorted(files.items()))
 
@@ -230,16 +239,21 @@ def report_site(reports: str | Path = "reports", items: str | Path | None = None
                 out: str | Path | None = None, gate: str | None = None,
                 stability: str | Sequence[str] | None = None, partial: str | None = None,
                 progress: bool | None = None, invariance: str | Path | None = None,
-                invariance_runs: str | Path = "runs-invariance", allow_modified_items: bool = False) -> BuiltSite:
+                invariance_runs: str | Path = "runs-invariance", allow_modified_items: bool = False,
+                scale: str | Path | None = None, scale_runs: str | Path = "runs-scale") -> BuiltSite:
     """Read the inputs (:func:`decisionpivot.report.inputs.read_inputs`), build and write the site; with an
     invariance suite (the items folder itself, or ``invariance`` answered under ``invariance_runs``), its
-    framing view too. Items the rule of every verb refuses stop it unless ``allow_modified_items``; every page's
-    footer then says so."""
+    framing view too; with a scale suite (``scale`` answered under ``scale_runs``), its pages. Items the rule of every
+    verb refuses stop it unless ``allow_modified_items``; every page's footer then says so."""
     inputs = read_inputs(reports, items, runs, gate, _names(stability), partial, allow_modified_items)
     folder = Path(out) if out is not None else Path(reports) / "site"
     framed, suite_checks = suite_runs(inputs, invariance, invariance_runs, allow_modified_items)
     inputs = replace(inputs, item_checks=(*inputs.item_checks, *suite_checks))
-    files = build_files(inputs, progress, framed)
+    scaled = None
+    if scale is not None:
+        scaled, scale_checks = read_scale_runs(inputs, scale, scale_runs, allow_modified_items)
+        inputs = replace(inputs, item_checks=(*inputs.item_checks, *scale_checks))
+    files = build_files(inputs, progress, framed, scaled)
     _replace(folder, files)
     return BuiltSite(folder, len(files), sum(len(d) for d in files.values()),
                      sum(1 for name in files if name.endswith(".html")))

@@ -15,7 +15,7 @@ from decisionpivot.errors import DecisionPivotError, unknown_names
 from decisionpivot.generate.family import FamilySpec
 
 _FAMILIES: dict[str, FamilySpec] = {}
-_NOT_FAMILIES = {"boundary", "names", "registry", "run"}
+_NOT_FAMILIES = {"boundary", "framing", "names", "registry", "run"}
 
 
 def register(spec: FamilySpec) -> FamilySpec:

@@ -258,6 +258,95 @@ def with_invariance(
     )
 
 
+def is_scale_folder(items: str | Path | None) -> bool:
+    """Whether ``items`` is a scale suite folder (its MANIFEST.json says ``DecisionPivot scale``)."""
+    from decisionpivot.data_file import read_json_file
+    from decisionpivot.scale import SCALE_BENCHMARK
+
+    if items is None or not (Path(items) / "MANIFEST.json").is_file():
+        return False
+    manifest = read_json_file(Path(items) / "MANIFEST.json", "the MANIFEST.json of an items folder")
+    return isinstance(manifest, dict) and manifest.get("benchmark") == SCALE_BENCHMARK
+
+
+def with_scale(
+    scoring: Scoring, items: str | Path, runs: str | Path, allow_modified_items: bool = False,
+    systems: Sequence[str] | None = None,
+) -> Scoring:
+    """``scoring`` with the scale suite's estimates (``items``: a `dp scale` folder) answered under ``runs`` by the
+    scored systems that have a folder there (``systems``, each of which must have one, when ``scoring`` has none:
+    every system there by default); the suite's exclusions
+    and warnings join the scoring's warnings, prefixed ``scale suite``, and how each of its files was accepted joins
+    the item checks as ``scale/<family>``."""
+    from decisionpivot.score.scale import SCALE, scale_readout, score_scale
+
+    if not is_scale_folder(items):
+        raise DecisionPivotError(f"{items}: not a scale suite (its MANIFEST.json must say 'DecisionPivot scale', as "
+                                 "`dp scale` writes)")
+    wanted = [s for s in scoring.systems if (Path(runs) / s).is_dir()] if scoring.systems else \
+        (list(systems) if systems is not None else None)
+    if wanted == []:
+        return replace(scoring, warnings=(*scoring.warnings,
+                                          f"scale suite: no system folder of {', '.join(scoring.systems)} in {runs}; "
+                                          "not scored"), _index={})
+    loaded = load_runs(runs, items, None, wanted, (), allow_modified_items)
+    notes = [f"scale suite: {warning}" for warning in loaded.warnings]
+    notes += [f"scale suite: {x.system} / {x.task}: {x.reason}" for x in loaded.exclusions]
+    readouts = {}
+    for (system, _), answers in sorted(loaded.answers.items()):
+        readouts.setdefault(system, scale_readout(str(answers.meta.get("readout") or
+                                                      (answers.meta.get("system") or {}).get("kind") or "?")))
+    return replace(
+        scoring,
+        systems=scoring.systems or loaded.systems,
+        scale=tuple(score_scale(loaded.core, loaded.answers, loaded.systems, scoring.resamples, scoring.seed)),
+        scale_readouts=tuple(sorted(readouts.items())),
+        warnings=(*scoring.warnings, *notes),
+        answer_files=(*scoring.answer_files, *loaded.answer_files),
+        item_checks=(*scoring.item_checks, *((f"{SCALE}/{task}", how) for task, how in loaded.item_checks)),
+        _index={},
+    )
+
+
+def with_scale_invariance(
+    scoring: Scoring, items: str | Path, runs: str | Path, allow_modified_items: bool = False
+) -> Scoring:
+    """``scoring`` with the metrics of the scale suite's framings (``items``: a `dp scale --framings` folder) answered
+    under ``runs`` by the scored systems that have a folder there (track ``scale_invariance``, in ``scale``); notes
+    and item checks (``scale_invariance/<family>``) as :func:`with_scale` adds them."""
+    from decisionpivot.data_file import read_json_file
+    from decisionpivot.scale.framing import FRAMED_BENCHMARK
+    from decisionpivot.score.scale_invariance import SCALE_INVARIANCE, score_scale_invariance
+
+    manifest = Path(items) / "MANIFEST.json"
+    found = read_json_file(manifest, "the MANIFEST.json of an items folder") if manifest.is_file() else None
+    if not isinstance(found, dict) or found.get("benchmark") != FRAMED_BENCHMARK:
+        raise DecisionPivotError(f"{items}: not the scale suite's framings (its MANIFEST.json must say "
+                                 f"{FRAMED_BENCHMARK!r}, as `dp scale --framings` writes)")
+    present = [s for s in scoring.systems if (Path(runs) / s).is_dir()]
+    if not present:
+        return replace(scoring, warnings=(*scoring.warnings, f"scale framings: no system folder of "
+                                          f"{', '.join(scoring.systems)} in {runs}; not scored"), _index={})
+    loaded = load_runs(runs, items, None, present, (), allow_modified_items)
+    notes = [f"scale framings: {warning}" for warning in loaded.warnings]
+    notes += [f"scale framings: {x.system} / {x.task}: {x.reason}" for x in loaded.exclusions]
+    estimates = score_scale_invariance(loaded.core, loaded.answers, present, scoring.resamples, scoring.seed)
+    return replace(
+        scoring,
+        scale=(*scoring.scale, *estimates),
+        warnings=(*scoring.warnings, *notes),
+        item_checks=(*scoring.item_checks,
+                     *((f"{SCALE_INVARIANCE}/{task}", how) for task, how in loaded.item_checks)),
+        _index={},
+    )
+
+
+def empty_scoring(resamples: int, seed: int) -> Scoring:
+    """A scoring of no core or reference task (``dp score`` on a scale suite folder alone)."""
+    return Scoring(estimates=(), systems=(), core_tasks=(), reference_tasks=(), exclusions=(), warnings=(),
+                   answer_files=(), layers={}, resamples=resamples, seed=seed)
+
+
 def default_jobs() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
@@ -278,6 +367,10 @@ def score_runs(
     gate: str | Path | None = None,
     invariance: str | Path | None = None,
     invariance_runs: str | Path = "runs-invariance",
+    scale: str | Path | None = None,
+    scale_runs: str | Path = "runs-scale",
+    scale_invariance: str | Path | None = None,
+    scale_invariance_runs: str | Path = "runs-scale-invariance",
 ) -> Scoring:
     """Read, score and write every report and figure under ``out``; returns the scoring.
 
@@ -286,14 +379,31 @@ def score_runs(
     With ``gate`` (a `dp gate` gate.json), the leaderboard gets the "Cert. cov." column.
     With ``invariance`` (an invariance suite's items folder, answered under ``invariance_runs``), the suite's
     metrics join the scoring (:func:`with_invariance`); a suite given as ``items`` is scored the same way.
+    With ``scale`` (a scale suite folder, answered under ``scale_runs``), the scale suite's metrics join it
+    (:func:`with_scale`); a scale folder given as ``items`` (and nothing else to score) is scored alone, its answers
+    under ``runs``. With ``scale_invariance`` (the suite's framings, answered under ``scale_invariance_runs``), their
+    metrics join it too (:func:`with_scale_invariance`).
     """
     from decisionpivot.score.report import write_reports
 
+    if is_scale_folder(items):
+        if scale is not None or reference is not None or invariance is not None:
+            raise DecisionPivotError(f"{items} is a scale suite: score it alone with --items, or the core with --items "
+                                     "and the scale suite with --scale")
+        scoring = with_scale(empty_scoring(resamples, seed), items, runs, allow_modified_items, systems)
+        if scale_invariance is not None:
+            scoring = with_scale_invariance(scoring, scale_invariance, scale_invariance_runs, allow_modified_items)
+        write_reports(scoring, out, {})
+        return scoring
     loaded = load_runs(runs, items, reference, systems, tasks, allow_modified_items)
     scoring = score_loaded(loaded, resamples, seed, jobs or default_jobs(), runs=Path(runs), partial=partial,
                            gate=Path(gate) if gate is not None else None)
     if invariance is not None:
         scoring = with_invariance(scoring, invariance, invariance_runs, allow_modified_items)
+    if scale is not None:
+        scoring = with_scale(scoring, scale, scale_runs, allow_modified_items)
+    if scale_invariance is not None:
+        scoring = with_scale_invariance(scoring, scale_invariance, scale_invariance_runs, allow_modified_items)
     cards = {card.name: (card.layer, card.metric, card.chance) for card, _ in loaded.reference}
     write_reports(scoring, out, cards)
     if figures:

@@ -10,7 +10,10 @@ Files under the output folder:
 * ``leaderboard.md`` / ``.csv`` / ``.tex`` - one row per system with intervals;
 * ``families.md`` / ``.csv``, ``levels.md`` / ``.csv`` - core detail; ``calibration.md`` - ECE with its
   interval against the noise floor, per system and family; ``reference_layers.md`` /
-  ``.csv`` and ``reference_tasks.md`` / ``.csv`` (unfloored, negative scores kept) - reference detail.
+  ``.csv`` and ``reference_tasks.md`` / ``.csv`` (unfloored, negative scores kept) - reference detail;
+* with a scale suite, ``scale_leaderboard.md`` / ``.csv``, ``scale_families.md`` and ``scale.csv``
+  (:mod:`decisionpivot.score.scale`); a scoring of a scale suite alone writes only those, ``scores.json`` and
+  ``scoring.json``.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from decisionpivot.score.invariance import INVARIANCE, INVARIANCE_METRICS, PLAIN
 from decisionpivot.score.operations import SystemOperations
 from decisionpivot.score.reference import SCORE
 from decisionpivot.score.results import CORE, MACRO, REFERENCE, SUITE_LABEL, UNIFORM_GUESS, Estimate, Scoring
+from decisionpivot.score.scale import SCALE, scale_metadata
 
 LEADERBOARD: tuple[tuple[str, str, str], ...] = (
     ("pair_accuracy", CORE, "Pair acc."),
@@ -598,6 +602,7 @@ def scoring_metadata(scoring: Scoring) -> dict[str, Any]:
         "item_checks": dict(scoring.item_checks),
         "leaderboard": leaderboard_order(scoring),
         **({"invariance": invariance_metadata(scoring.invariance, scoring.one_question)} if scoring.invariance else {}),
+        **({"scale": scale_metadata(scoring.scale, dict(scoring.scale_readouts))} if scoring.scale else {}),
     }
 
 
@@ -619,9 +624,12 @@ def modified_scopes(scoring: Scoring) -> set[tuple[str, str]]:
     modified tasks, and the macro and layer aggregates of a track holding one."""
     modified = {task for task, how in scoring.item_checks if is_modified(how)}
     suite = {task.removeprefix(f"{SUITE_LABEL}/") for task in modified if task.startswith(f"{SUITE_LABEL}/")}
+    scale = {task.removeprefix(f"{SCALE}/") for task in modified if task.startswith(f"{SCALE}/")}
+    framed = {task.removeprefix(f"{SCALE}_invariance/") for task in modified if task.startswith(f"{SCALE}_invariance/")}
     scopes: set[tuple[str, str]] = set()
     for track, tasks in ((CORE, modified.intersection(scoring.core_tasks)),
-                         (REFERENCE, modified.intersection(scoring.reference_tasks)), (INVARIANCE, suite)):
+                         (REFERENCE, modified.intersection(scoring.reference_tasks)), (INVARIANCE, suite),
+                         (SCALE, scale), (f"{SCALE}_invariance", framed)):
         if tasks:
             scopes |= {(track, task) for task in tasks} | {(track, MACRO)}
             scopes |= {(track, f"layer:{layer}") for layer in LAYERS}
@@ -665,6 +673,11 @@ def write_reports(
     if scoring.invariance:
         files["invariance.md"] = invariance_markdown(scoring)
         files["invariance.csv"] = _records_csv(list(scoring.invariance))
+    if scoring.scale:
+        files.update(scale_files(scoring))
+        if not scoring.core_tasks and not scoring.reference_tasks:
+            files = {name: content for name, content in files.items()
+                     if name.startswith("scale") or name in ("scores.json", "scoring.json")}
     if scoring.reference_tasks:
         files["reference_layers.md"] = reference_layers_markdown(scoring)
         files["reference_layers.csv"] = _records_csv(
@@ -686,6 +699,27 @@ def write_reports(
         _write(out / name, content)
         written.append(out / name)
     return written
+
+
+def scale_files(scoring: Scoring) -> dict[str, str | bytes]:
+    """The scale suite's tables (:mod:`decisionpivot.score.scale`)."""
+    from decisionpivot.score.scale import families_markdown, leaderboard_markdown, leaderboard_rows_csv
+
+    readouts = dict(scoring.scale_readouts)
+    from decisionpivot.score.scale import invariance_markdown
+    from decisionpivot.score.scale_invariance import SCALE_INVARIANCE
+
+    rows = leaderboard_rows_csv(scoring.scale, readouts)
+    files: dict[str, str | bytes] = {
+        "scale_leaderboard.md": leaderboard_markdown(scoring.scale, readouts),
+        "scale_leaderboard.csv": _csv(rows[0], rows[1:]),
+        "scale_families.md": families_markdown(scoring.scale),
+        "scale.csv": _records_csv([e for e in scoring.scale if e.track == SCALE])}
+    framed = [e for e in scoring.scale if e.track == SCALE_INVARIANCE]
+    if framed:
+        files["scale_invariance.md"] = invariance_markdown(scoring.scale)
+        files["scale_invariance.csv"] = _records_csv(framed)
+    return files
 
 
 def _stated(name: str, content: str | bytes, note: str, modified: set[tuple[str, str]]) -> str | bytes:

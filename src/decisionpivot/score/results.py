@@ -200,6 +200,10 @@ class Scoring:
     """Invariance-suite estimates (track ``invariance``, decisionpivot.score.invariance); empty without a suite."""
     one_question: tuple[str, ...] = ()
     """Systems that asked the suite's ``together`` items one question per request (no request interference)."""
+    scale: tuple[Estimate, ...] = ()
+    """Scale-suite estimates (track ``scale``, decisionpivot.score.scale); empty without a scale suite."""
+    scale_readouts: tuple[tuple[str, str], ...] = ()
+    """(system, how it read the scale suite: ``systemone/score``...) for the scale tables."""
     _index: dict[tuple[str, str, str, int | None, str], Estimate] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -207,7 +211,8 @@ class Scoring:
     def __post_init__(self) -> None:
         self._index.update({e.key: e for e in self.estimates})
         self._index.update({e.key: e for e in self.invariance})
-        prefill_intervals([*self.estimates, *self.invariance])
+        self._index.update({e.key: e for e in self.scale})
+        prefill_intervals([*self.estimates, *self.invariance, *self.scale])
 
     def get(
         self, system: str, track: str, task: str, metric: str, level: int | None = None
@@ -215,7 +220,8 @@ class Scoring:
         return self._index.get((system, track, task, level, metric))
 
     def records(self) -> list[ScoreRecord]:
-        return [to_record(e) for e in self.estimates]
+        """The lines of ``scores.json``: every core and reference estimate, then the scale suite's (track ``scale``)."""
+        return [to_record(e) for e in (*self.estimates, *self.scale)]
 
     def excluded(self, system: str, track: str) -> list[Exclusion]:
         return [x for x in self.exclusions if x.system == system and x.track == track]

@@ -12,6 +12,7 @@ from decisionpivot.frame.framings import PLAIN
 from decisionpivot.item_origin import accept_items_file
 from decisionpivot.items import Item, read_items, sha256_file
 from decisionpivot.scale import SCALE_BENCHMARK
+from decisionpivot.scale.framing import FRAMED_BENCHMARK, check_framed_item
 from decisionpivot.score.metrics import chance_pair_accuracy
 from decisionpivot.score_questions import check_score_item
 from decisionpivot.solve import solvers
@@ -113,5 +114,8 @@ def verify_folder(folder: str | Path, families: Sequence[str] | None = None,
         if manifest.get("benchmark") == SCALE_BENCHMARK:  # the scale suite: every item a well-formed score question
             for number, item in enumerate(items, start=1):
                 check_score_item(item, f"{path}:{number}")
+        if manifest.get("benchmark") == FRAMED_BENCHMARK:  # its framings: each a score question through key_map
+            for number, item in enumerate(items, start=1):
+                check_framed_item(item, f"{path}:{number}")
         results.append(replace(agreement(name, items), items_check=how))
     return results
