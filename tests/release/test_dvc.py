@@ -25,14 +25,16 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ["verify", "audit", "report", "licenses", "datasheet",  # with their upstream stages: all
-          "verify-invariance", "audit-invariance"]
+          "verify-invariance", "audit-invariance", "verify-scale", "audit-scale"]
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 VERBS = {"generate", "verify", "audit", "evaluate", "score", "report", "licenses", "datasheet",
-         "reconstruct", "gate", "compare", "recalibrate", "cost", "monitor", "frame"}
+         "reconstruct", "gate", "compare", "recalibrate", "cost", "monitor", "frame", "scale", "stability"}
 CALIBRATION = {"evaluate-calibration",  # `dp generate` + `dp evaluate` on gate.seeds
                "evaluate-traffic"}  # and on monitor.seed, the traffic `dp monitor` re-checks on
 BASELINES = {"evaluate-baselines"}  # `dp evaluate --systems uniform,heuristic.*`: every baseline in one process
 INVARIANCE = {"evaluate-invariance", "verify-invariance", "audit-invariance"}  # dp evaluate/verify/audit on the suite
+SCALE = {"verify-scale", "audit-scale", "evaluate-scale"}  # dp verify/audit/evaluate on the scale suite
+PREVIOUS = {"generate-previous", "evaluate-previous"}  # the previous core and its answers, for `dp stability`
 
 
 MAIN_JOB_COMMAND = ("python -m pip install uv==0.13.9 && python -m uv pip install --require-hashes"
@@ -64,17 +66,17 @@ def test_the_baselines_stage_writes_exactly_the_systems_it_evaluates() -> None:
 def test_the_gated_systems_answer_the_calibration_draws() -> None:
     params = _load("params.yaml")
     gated = params["gate"]["systems"].split(",")
-    assert params["monitor"]["system"] in gated and params["compare"]["baseline"] in gated
-    assert params["compare"]["candidate"] in gated and "uniform" in gated
+    assert params["monitor"]["system"] in gated and params["compare"]["candidate"] in gated and "uniform" in gated
     assert set(gated) <= set(params["evaluate"]["systems"]) | {"uniform"}
 
 
 def test_stages_are_the_package_verbs_and_the_fresh_copy_test_covers_all() -> None:
     stages = _load("dvc.yaml")["stages"]
-    assert set(stages) == VERBS | CALIBRATION | INVARIANCE | BASELINES
+    assert set(stages) == VERBS | CALIBRATION | INVARIANCE | BASELINES | SCALE | PREVIOUS
     # Every stage that is not upstream of another one is a target of the reproduction test below.
     upstream = {"generate", "evaluate", "reconstruct", "gate", "score", "compare", "recalibrate", "cost", "monitor",
-                "frame", "evaluate-invariance"}
+                "frame", "evaluate-invariance", "scale", "evaluate-scale", "stability", "generate-previous",
+                "evaluate-previous"}
     assert set(stages) - upstream - CALIBRATION - BASELINES == set(STAGES)
 
 
@@ -106,7 +108,8 @@ def test_datasheet_stage_declares_what_dp_datasheet_reads() -> None:
     assert "--invariance datasets/invariance/${frame.version}" in stage["cmd"]  # the suite the frame stage writes
     assert "datasets/invariance/${frame.version}" in _load("dvc.yaml")["stages"]["frame"]["outs"]
     for dep in deps:
-        assert dep.startswith(("datasets/core/", "datasets/reconstructed", "datasets/invariance/")) \
+        assert dep.startswith(("datasets/core/", "datasets/reconstructed", "datasets/invariance/", "datasets/scale/",
+                               "datasets/scale-invariance/")) \
             or (ROOT / dep).exists(), dep
 
 
@@ -167,7 +170,8 @@ def _take_served_outputs(lock: dict, work: Path) -> set[str]:
         system = name.split("@", 1)[1] if "@" in name else ""
         if name == "evaluate-traffic":  # one stage, the system params.yaml's monitor.system names
             system = _load("params.yaml")["monitor"]["system"]
-        evaluates = name.startswith(("evaluate@", "evaluate-calibration@", "evaluate-invariance@", "evaluate-traffic"))
+        evaluates = name.startswith(("evaluate@", "evaluate-calibration@", "evaluate-invariance@", "evaluate-traffic",
+                                     "evaluate-scale@", "evaluate-previous@"))
         if not evaluates or not any(system == s or system.startswith(f"{s}-") for s in served):
             continue
         outs = stage.get("outs", [])
