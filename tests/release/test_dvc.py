@@ -37,10 +37,12 @@ SCALE = {"verify-scale", "audit-scale", "evaluate-scale"}  # dp verify/audit/eva
 PREVIOUS = {"generate-previous", "evaluate-previous"}  # the previous core and its answers, for `dp stability`
 
 
-MAIN_JOB_COMMAND = ("python -m pip install uv==0.13.9 && python -m uv pip install --require-hashes"
+MAIN_JOB_COMMAND = ("python -m pip install uv==0.13.9 && python -m uv pip install --compile-bytecode --require-hashes"
                     " -r requirements-main.lock && python -m uv pip install --no-deps -e . && dvc repro")
 """README command 1: uv installs the main job's lock (the same pins and hashes pip would take) in a fraction of pip's
-time (benchmarks/install_footprint.py), a quarter of the five minutes the main job may take on a fresh machine."""
+time (benchmarks/install_footprint.py), and compiles it to bytecode once: every one of the pipeline's ~50 Python
+processes then reads the compiled modules instead of compiling numpy, scipy, scikit-learn and pandas again (2.4 s
+of CPU per process here where ``PYTHONDONTWRITEBYTECODE`` is set, as on this kind of machine and in many images)."""
 TEST_COMMAND = ("python -m pip install -U pip && pip install --require-hashes -r requirements.lock"
                 " && pip install --no-deps -e . && python -m pytest -n 2")
 """README command 2: pip, which takes torch's CPU wheel from the wheelhouse its configuration names here (uv does not
