@@ -76,7 +76,7 @@ def test_site_builds_in_strict_mode(site: Path) -> None:
     reference = html.unescape((site / "reference" / "cli.html").read_text(encoding="utf-8"))
     assert "usage: dp evaluate" in reference and "usage: dp gate" in reference
     started = html.unescape((site / "getting-started.html").read_text(encoding="utf-8"))
-    assert "pip install --require-hashes -r requirements-main.lock" in started  # the README's commands (uv pip ...)
+    assert "--require-hashes -r requirements-main.lock" in started  # the README's commands (uv pip ...)
     assert "sparrow-nano-general-v1.1" in started  # the README's table
     for page in ("getting-started.html", "changelog.html", "provenance.html"):
         text = html.unescape((site / page).read_text(encoding="utf-8"))

@@ -56,7 +56,7 @@ class ItemVerbs:
           out: output folder (default as described under seed).
           jobs: worker processes; the bytes written are the same for any number.
           manifest: also write MANIFEST.json (--nomanifest writes only the items files; `dp manifest`
-            builds the manifest afterwards, as the DVC pipeline does).
+            builds the manifest afterwards, e.g. after drawing families one at a time).
           version: core version to draw (default the current one). Earlier versions are drawn with
             their generators as released (CHANGELOG.md says what changed), e.g. --version 1.1.
         """
@@ -76,8 +76,8 @@ class ItemVerbs:
                  families: str | Sequence[str] | None = None, version: str = BENCHMARK_VERSION) -> None:
         """Write <items>/MANIFEST.json (counts, SHA-256, seed) from the items files already there.
 
-        Gives the same bytes as `dp generate` would for those files; the DVC pipeline draws one
-        family per stage with `dp generate --families F --nomanifest` and then runs this once.
+        Gives the same bytes as `dp generate` would for those files: families drawn one at a time with
+        `dp generate --families F --nomanifest` (on several machines, say) get the manifest of one whole draw.
 
         Args:
           items: items folder (default datasets/core/<version>, or datasets/fresh/seed-N/ for other seeds).

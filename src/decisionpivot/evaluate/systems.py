@@ -233,7 +233,8 @@ def system_from_spec(text: str) -> SystemConfig:
 def expand_systems(names: Sequence[str], config: str | Path | None = None) -> list[str]:
     """The systems ``names`` stand for, in order, each once: a name or one-line spec as it is, a pattern
     (``heuristic.*``, with ``*``, ``?`` or ``[...]``) as every declared name it matches, sorted. An unknown name
-    (with "did you mean") or a pattern that matches nothing is an error naming it, before anything runs."""
+    (with the nearest declared names) or a pattern that matches nothing is an error naming it, before anything
+    runs."""
     declared: dict[str, SystemConfig] | None = None
     chosen: list[str] = []
     for name in names:
