@@ -8,6 +8,7 @@ setting, and no server outlives the evaluation - not even a ``kill -9`` of dp.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -59,6 +60,10 @@ def test_the_served_answers_are_what_the_model_computes(items: Path, model: str)
     wire = SystemOneWire(system.settings)
     for item in chosen:
         body = wire.request(item)
+        # what reached the model, byte for byte: the body as sent (the scorer tells framings that sent the same
+        # bytes as their plain member by it)
+        sent = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        assert got[item.id]["request_sha256"] == hashlib.sha256(sent).hexdigest(), item.id
         [(qid, question)] = body["questions"].items()
         answer = decider.ask(body["state"], {qid: question})[qid]
         if answer["type"] == "noul":

@@ -148,3 +148,46 @@ def test_the_audits_middle_level_check_reads_framed_items() -> None:
     assert all(gold_level(i) == int(i.extra["key_map"][i.answer]) for i in framed)
     report = ordinal_report(framed, 0.05)
     assert report["failures"] == [] and report["levels_unused"] == {}
+
+
+def test_a_framing_sent_as_its_plain_member_is_no_flip_and_says_so(framed_folder: Path, tmp_path: Path) -> None:
+    """System One asks a score question with its levels' meanings as an array: renaming the level keys sends the
+    plain member's bytes. Records say what was sent (``request_sha256``); such items are left out of every flip
+    rate, ``same_request:<framing>`` counts them, and the table says "same request as plain" - a flip rate of 0
+    there would measure nothing. A framing whose bytes differ keeps its flips."""
+    import hashlib
+
+    from decisionpivot.scale.run import write_suite
+    from decisionpivot.score.answers import same_request
+
+    assert list(same_request(["a", "a", "b", ""], __import__("numpy").array([0, 0, 0, 0]))) == \
+        [False, True, False, False]  # the plain member itself, a different request and an unrecorded one: no
+    config = tmp_path / "systems.yaml"
+    config.write_text(json.dumps({"systems": {
+        "by_position": {"kind": "python", "callable": "tests.scale.synthetic_systems:"
+                        f"{SYSTEMS_FRAMED['by_position']}"}}}))
+    system = get_system("by_position", config)
+    runs = tmp_path / "runs"
+    evaluate_system(system, framed_folder, runs, progress=False)
+    for path in (runs / "by_position").glob("*.jsonl"):
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        items = {item.id: item for item in read_items(framed_folder / path.name)}
+        for record in records:  # the request a System One wire would send: letters/words as their plain member
+            item = items[record["id"]]
+            framing = item.extra["framing"]
+            base = "plain" if framing in ("letters", "words") else framing
+            record["request_sha256"] = hashlib.sha256(f"{item.extra['base']}|{base}".encode()).hexdigest()
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    suite = tmp_path / "suite"
+    write_suite(suite, names=["support_priority", "reconcile_band"])
+    evaluate_system(system, suite, tmp_path / "scale-runs", progress=False)
+    scoring = score_runs(tmp_path / "scale-runs", suite, out=tmp_path / "out", resamples=20,
+                         scale_invariance=framed_folder, scale_invariance_runs=runs)
+    value = {e.metric: e.value for e in scoring.scale
+             if e.track == SCALE_INVARIANCE and e.task == MACRO and e.system == "by_position"}
+    assert value["same_request:letters"] == 100 == value["same_request:words"]
+    assert value["same_request:reversed"] == 0 == value["same_request:rubric"]
+    assert "flip_rate:letters" not in value or value["flip_rate:letters"] != value["flip_rate:letters"]  # no value
+    assert value["flip_rate:reversed"] > 50  # the position reader still flips where the bytes differ
+    table = (tmp_path / "out" / "scale_invariance.md").read_text()
+    assert "(same request as plain)" in table

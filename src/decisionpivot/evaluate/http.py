@@ -42,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import email.utils
+import hashlib
 import ipaddress
 import json
 import os
@@ -61,6 +62,7 @@ import aiohttp
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.kinds import (
     INPUT_RESTRICTION,
+    REQUEST_DIGEST,
     Emit,
     Record,
     RunCounters,
@@ -851,7 +853,7 @@ class HttpRunner:
                     record = await self._ask(session, item, body, gate, limiter, budget, counters, raw_log, reach,
                                              guard)
                     if record is not None:
-                        guard(record)
+                        guard({**record, REQUEST_DIGEST: hashlib.sha256(body).hexdigest()})
 
             workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
             try:

@@ -52,6 +52,9 @@ Record = dict[str, Any]
 Emit = Callable[[Record], None]
 INPUT_RESTRICTION = "input restriction"
 """Prefix of the error of an item the system could not take as it stands (counted on the leaderboard)."""
+REQUEST_DIGEST = "request_sha256"
+"""Field of a record: the SHA-256 of the request body sent for the item, as the HTTP kinds write it (what reached
+the model, byte for byte; the scorer tells framings that changed nothing on the wire by it)."""
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """Reading answer files: ``runs/<system>/<task>.jsonl`` plus ``<task>.meta.json``.
 
 One record per item, ``{"id": ..., "p": {option: probability}}`` or ``{"id": ..., "error": "..."}``,
-optionally with ``tokens`` (int, output tokens), ``input_tokens`` (int), ``closed`` (bool) and
-``latency_s`` (number). The rules (the paper's "Answer files" and "Requests and predictions"):
+optionally with ``tokens`` (int, output tokens), ``input_tokens`` (int), ``closed`` (bool),
+``latency_s`` (number) and ``request_sha256`` (the SHA-256 of the request body sent, which the HTTP kinds write:
+what reached the model). The rules (the paper's "Answer files" and "Requests and predictions"):
 
 * probabilities are normalised over the item's listed options; keys that are not listed options are
   ignored and counted (a warning in the report); a listed option without a key has probability 0;
@@ -27,6 +28,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -36,7 +39,7 @@ import numpy as np
 
 from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError, unknown_names
-from decisionpivot.evaluate.kinds import INPUT_RESTRICTION
+from decisionpivot.evaluate.kinds import INPUT_RESTRICTION, REQUEST_DIGEST
 from decisionpivot.probability import ProbabilityError, distribution
 from decisionpivot.score.layout import TaskLayout
 
@@ -83,6 +86,10 @@ class TaskAnswers:
     """``(n,)`` request latency in seconds, NaN where not recorded."""
     input_tokens: np.ndarray | None = None
     """``(n,)`` input tokens the server reported, NaN where not recorded (None: not read)."""
+    request_sha256: tuple[str, ...] = ()
+    """Per item, the SHA-256 of the request body the runner sent (``""`` where the record has none: a local
+    system, an older run, no record): what reached the model, byte for byte. Two framings of an item whose
+    requests are equal did not differ on the wire (:func:`same_request`)."""
     restricted: int = 0
     """Error records whose reason is an input restriction."""
     transient: int = 0
@@ -215,6 +222,19 @@ def _optional_fields(record: dict[str, Any], where: str) -> tuple[float, ...]:
     return tuple(values)
 
 
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def same_request(digests: Sequence[str], plain: np.ndarray) -> np.ndarray:
+    """``(n,)`` True where item ``i``'s recorded request is byte-identical to that of item ``plain[i]`` (its plain
+    member; -1 where it has none): the framing changed nothing the model received. False where either request is
+    unrecorded."""
+    out = np.zeros(len(digests), dtype=bool)
+    for i, p in enumerate(plain):
+        out[i] = p >= 0 and p != i and digests[i] != "" and digests[i] == digests[p]
+    return out
+
+
 _OPTIONAL_FIELDS = (
     ("tokens", {int}, "a non-negative integer"),
     ("closed", {bool}, "true or false"),
@@ -253,6 +273,7 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
     valued: list[int] = []  # items with numeric probabilities, and the values (padded to width)
     values_rows: list[list[float]] = []
     optional: dict[int, tuple[float, ...]] = {}
+    digests = [""] * n
     error_records = invalid = ignored_keys = restricted = 0
     transient: list[int] = []
     try:
@@ -292,6 +313,12 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
             line_of[i] = number
             if len(record) > 2:
                 optional[i] = _optional_fields(record, f"{path}:{number}")
+                digest = record.get(REQUEST_DIGEST)
+                if digest is not None:
+                    if type(digest) is not str or not _SHA256.fullmatch(digest):
+                        raise AnswerFileError(f"{path}:{number}: field {REQUEST_DIGEST!r} must be a SHA-256 in 64 "
+                                              f"lower-case hex digits or null, found {digest!r}")
+                    digests[i] = digest
             if record.get("error") is not None:
                 if record.get("transient") is True:
                     transient.append(i)
@@ -344,6 +371,7 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
         closed=extra[:, 1],
         latency_s=extra[:, 2],
         input_tokens=extra[:, 3],
+        request_sha256=tuple(digests),
         restricted=restricted,
         transient=len(transient),
         meta=meta,

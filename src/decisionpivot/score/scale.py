@@ -301,10 +301,19 @@ def invariance_markdown(estimates: Sequence[Estimate]) -> str:
             for system in systems:
                 accuracy = index.get((system, task, None, f"accuracy:{framing}"))
                 flips = index.get((system, task, None, f"flip_rate:{framing}"))
-                cells.append(cell(accuracy) if framing == "plain" or flips is None else
-                             f"{cell(accuracy)} (flip {cell(flips)})")
+                same = index.get((system, task, None, f"same_request:{framing}"))
+                if framing != "plain" and same is not None and same.value == 100.0:
+                    cells.append(f"{cell(accuracy)} (same request as plain)")
+                elif framing == "plain" or flips is None:
+                    cells.append(cell(accuracy))
+                elif same is not None and same.value > 0:
+                    cells.append(f"{cell(accuracy)} (flip {cell(flips)}; {same.value:.1f}% sent as plain)")
+                else:
+                    cells.append(f"{cell(accuracy)} (flip {cell(flips)})")
             rows.append([framing, *cells])
-        text += "\nExact accuracy by framing (flip rate against plain):\n\n" + _table(["Framing", *systems], rows)
+        text += ("\nExact accuracy by framing (flip rate against plain; \"same request as plain\": the system's "
+                 "interface received the plain member's bytes, so the framing was not put to it):\n\n"
+                 + _table(["Framing", *systems], rows))
     return text
 
 

@@ -7,6 +7,11 @@ suite's own functions, imported: robust pair accuracy (a group counts only with 
 every framing), flip rate (the share of framed items whose mapped level differs from the plain member's), and
 accuracy, its change from plain and the flip rate per framing. One metric is the scale's own:
 
+* ``same_request:<framing>`` - the share of the framing's items whose request body was byte for byte the plain
+  member's (records' ``request_sha256``): the framing did not reach the model. System One asks a score question
+  with its levels' meanings as an array, so a renaming of the level keys (``letters``, ``words``) sends the same
+  bytes there; those items are left out of every flip rate (they could not flip), and where all of a framing's
+  items are, its flip rate has no value and the table says "same request".
 * ``position_share`` - of the ``reversed`` items whose plain member was answered off the middle of the scale, the
   share answered with the **mirror** of the plain answer (level N-1-l for plain level l): the answer followed the
   position in the listing, not the level. 0 for a system that reads the levels; 100 for one that reads positions.
@@ -24,7 +29,7 @@ import numpy as np
 
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.scale.framing import PLAIN, SCALE_FRAMINGS
-from decisionpivot.score.answers import TaskAnswers
+from decisionpivot.score.answers import TaskAnswers, same_request
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, unit_weights
 from decisionpivot.score.invariance import (
     FramedLayout,
@@ -53,7 +58,9 @@ SCALE_INVARIANCE_METRICS: dict[str, str] = {
                       "middle): the answer followed the position, not the level",
     "accuracy:<framing>": "exact accuracy of the items of one framing",
     "accuracy_change:<framing>": "accuracy of the framing minus accuracy of the plain items (percentage points)",
-    "flip_rate:<framing>": "flip rate among the items of one framing",
+    "flip_rate:<framing>": "flip rate among the items of one framing (items sent as their plain member left out)",
+    "same_request:<framing>": "share of the framing's items whose request was byte for byte the plain member's: "
+                              "the framing did not reach the model (left out of every flip rate)",
 }
 """Metric -> meaning; ``<framing>`` is one of :data:`decisionpivot.scale.framing.SCALE_FRAMINGS`."""
 HEADLINE = ("robust_pair_accuracy", "flip_rate", "position_share")
@@ -101,10 +108,14 @@ def _inputs(framed: FramedLayout, answers: TaskAnswers) -> dict[str, tuple[Any, 
     layout = framed.layout
     mapped = mapped_probabilities(framed, answers.probabilities)
     predicted = np.argmax(mapped, axis=-1)
+    answered = answers.answered
     has_plain = framed.plain >= 0
     plain = np.where(has_plain, framed.plain, 0)
     plain_predicted = np.where(has_plain, predicted[plain], -1)
     usable = ~answers.failed & has_plain & ~answers.failed[plain]
+    sent_as_plain = same_request(answers.request_sha256, framed.plain) if answers.request_sha256 else \
+        np.zeros(layout.size, dtype=bool)
+    flippable = usable & ~sent_as_plain
     correct = answers.correct
     is_plain = framed.mask(PLAIN)
     levels = layout.option_count
@@ -113,7 +124,7 @@ def _inputs(framed: FramedLayout, answers: TaskAnswers) -> dict[str, tuple[Any, 
     inputs: dict[str, tuple[Any, ...]] = {
         "robust_pair_accuracy": (robust_pair_accuracy, correct, layout.group_index),
         "plain_pair_accuracy": (_plain_pair_accuracy, correct, layout.group_index, is_plain),
-        "flip_rate": (flip_rate, predicted, plain_predicted, ~is_plain & usable),
+        "flip_rate": (flip_rate, predicted, plain_predicted, ~is_plain & flippable),
         "position_share": (position_share, predicted == levels - 1 - plain_predicted,
                            reversed_items & usable & off_middle),
     }
@@ -124,7 +135,8 @@ def _inputs(framed: FramedLayout, answers: TaskAnswers) -> dict[str, tuple[Any, 
         inputs[f"accuracy:{framing}"] = (framing_accuracy, correct, mask)
         if framing != PLAIN:
             inputs[f"accuracy_change:{framing}"] = (accuracy_change, correct, mask, is_plain)
-            inputs[f"flip_rate:{framing}"] = (flip_rate, predicted, plain_predicted, mask & usable)
+            inputs[f"flip_rate:{framing}"] = (flip_rate, predicted, plain_predicted, mask & flippable)
+            inputs[f"same_request:{framing}"] = (share, sent_as_plain, mask & answered)
     return inputs
 
 
