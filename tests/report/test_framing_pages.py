@@ -67,7 +67,7 @@ def test_a_groups_plain_and_framed_members_side_by_side_with_what_changed(scored
     cells = re.findall(r"<td[^>]*>.*?</td>", negation, re.DOTALL)
     assert {s for s, c in zip(systems, cells[2:], strict=True) if "changed" in c} == {"negation_ignorer"}
     labels = _row(page, f"{base}~labels")
-    assert "Options renamed: <code>yes</code> \u2192 <code>true</code>" in labels
+    assert "Options renamed: <code>yes</code> \u2192 <code>agree</code>" in labels
     assert "changed" not in labels
     assert "characters inserted" in _row(page, f"{base}~irrelevant-2000")
     assert "Asked together with" in _row(page, f"{base}~together")
