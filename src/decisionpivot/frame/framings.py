@@ -9,9 +9,13 @@ The format's home is docs/invariance.md ("The framings": every framing and the f
 * ``key_map`` maps every framed option key to the base item's key with the same meaning, so
   ``key_map[framed gold] == base gold`` always;
 * a negated question carries the word ``NOT`` in capitals (the one mark the solvers read to know
-  the question's polarity), its options keep their keys and swap their meanings;
+  the question's polarity); under ``negation`` its options are the bare keys (the polarity is in the question
+  only), under ``negation-in-options`` they keep their keys and swap their meanings;
 * inserted text (irrelevant or steering) goes after the state's opening paragraph, or under a new
-  top-level key of a structured state, and carries no digit, so it cannot repeat a decisive figure.
+  top-level key of a structured state (``-after`` framings: after the whole state), and carries no digit, so it
+  cannot repeat a decisive figure;
+* typos and look-alike letters touch only free prose words of the state (:func:`editable_words`), never a figure,
+  a name, a key, a decisive value or a word the family's solver parses.
 """
 
 from __future__ import annotations

@@ -15,6 +15,11 @@ of a group moves together), with the scorer's seed, so intervals are matched acr
 Comparisons with the plain member (flip, coherence, steering, interference) use only items whose own and
 whose plain member's predictions are usable (failed predictions say nothing about what moved the answer);
 accuracies count failed predictions as wrong, as the core track does.
+
+``negation`` (``NOT`` in the question only, bare options) is compared with the ``options-bare`` member, which differs
+from it in that word alone; ``negation-in-options`` with the plain member. A system whose run meta declares a read
+window (``read_window_tokens``) has its irrelevant-before items whose inserted text alone fills the window reported
+apart (:func:`past_read_window`): out of the flip rates, with their own share and flip rate.
 """
 
 from __future__ import annotations
@@ -319,6 +324,8 @@ class SystemView:
     """``(n,)`` no usable prediction of the item itself."""
     past_window: np.ndarray
     """``(n,)`` the item's state continuation lies past the system's declared read window (:func:`past_read_window`)."""
+    read_window: int | None = None
+    """The read window (tokens) the run declares, or None."""
 
 
 def system_view(framed: FramedLayout, answers: TaskAnswers) -> SystemView:
@@ -329,9 +336,10 @@ def system_view(framed: FramedLayout, answers: TaskAnswers) -> SystemView:
     plain_predicted = np.where(has_plain, predicted[plain], -1)
     usable = ~answers.failed & has_plain & ~answers.failed[plain]
     one = answers.meta.get("questions_per_request") == ONE_QUESTION
-    past = past_read_window(framed.pieces_before, read_window(answers.meta))
+    window = read_window(answers.meta)
+    past = past_read_window(framed.pieces_before, window)
     return SystemView(answers.correct, usable, predicted, plain_predicted, mapped, one,
-                      np.asarray(answers.failed, dtype=bool), past)
+                      np.asarray(answers.failed, dtype=bool), past, window)
 
 
 def read_window(meta: Mapping[str, Any]) -> int | None:
@@ -380,8 +388,8 @@ def _metric_inputs(framed: FramedLayout, view: SystemView) -> dict[str, tuple[An
             inputs[f"accuracy_change:{framing}"] = (accuracy_change, view.correct, mask, is_plain)
             inputs[f"flip_rate:{framing}"] = (flip_rate, view.predicted, view.plain_predicted,
                                               mask & view.usable & within)
-        past = mask & view.past_window
-        if past.any():
+        if view.read_window is not None and framing in IRRELEVANT_LENGTHS and framing not in IRRELEVANT_AFTER:
+            past = mask & view.past_window  # reported for every such family (0 too), so the macro is over all
             inputs[f"past_read_window:{framing}"] = (share, past, mask)
             inputs[f"flip_rate_past_window:{framing}"] = (flip_rate, view.predicted, view.plain_predicted,
                                                           past & view.usable)

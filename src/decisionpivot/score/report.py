@@ -242,7 +242,8 @@ def _footnotes(scoring: Scoring) -> list[str]:
         notes.append("Robust pair acc. and Flip rate come from the invariance suite (macro over its families; "
                      "invariance.md has every framing and metric): a contrast group counts only if every member is "
                      "right under every framing; the flip rate is the share of framed items answered differently "
-                     "from their plain item although gold is the same.")
+                     "from their plain item although gold is the same (items whose inserted text fills a system's "
+                     "declared read window are reported apart in invariance.md).")
     if scoring.provenance:
         notes.append(provenance_footnote())
     if scoring.partial:
