@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from decisionpivot import BENCHMARK_VERSION, RELEASE_SEED, item_origin
+from decisionpivot.frame.framings import SUITE_VERSION
 from decisionpivot.frame.suite import write_suite
 from decisionpivot.generate.registry import families
 from decisionpivot.generate.run import write_family_files
@@ -50,7 +51,7 @@ def test_a_fresh_draw_and_a_suite_framed_from_it_are_re_derived(folders: dict[st
     for family in FAMILIES:
         assert _accept(folders["core"] / f"{family}.jsonl") == f"re-derived core {BENCHMARK_VERSION} seed {SEED}"
         assert _accept(folders["suite"] / f"{family}.jsonl") == \
-            f"re-derived invariance suite 1.0 seed 5 (core {BENCHMARK_VERSION} seed {SEED})"
+            f"re-derived invariance suite {SUITE_VERSION} seed 5 (core {BENCHMARK_VERSION} seed {SEED})"
     entry = json.loads((folders["suite"] / "MANIFEST.json").read_text())["families"]["policy_case"]
     assert entry["core_seed"] == SEED  # what identifies the suite's core draw is recorded
 

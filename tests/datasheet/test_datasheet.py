@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from decisionpivot.datasheet import write_datasheet
+from decisionpivot.datasheet.stats import INSERTING_FRAMINGS
+from decisionpivot.frame.framings import SUITE_VERSION
 from decisionpivot.items import read_items, render_state
 from decisionpivot.reconstruct.card import all_cards
 from tests.release.conftest import sample_cards, write_core, write_reference
@@ -213,8 +215,8 @@ def test_datasheet_describes_the_suite_with_numbers_from_its_files(real_suite, t
         assert rows[name] == want
         total += len(items)
         plain = {i.extra["base"]: len(render_state(i.state)) for i in items if i.extra["framing"] == "plain"}
-        added = {row[0]: row for row in table_rows(text, "| family | irrelevant-500 |")}[name]
-        for column, framing in enumerate(("irrelevant-500", "irrelevant-2000", "irrelevant-8000", "steering"), 1):
+        added = {row[0]: row for row in table_rows(text, f"| family | {INSERTING_FRAMINGS[0]} |")}[name]
+        for column, framing in enumerate(INSERTING_FRAMINGS, 1):
             sizes = sorted(len(render_state(i.state)) - plain[i.extra["base"]] for i in items
                            if i.extra["framing"] == framing)
             low, middle, high = (int(v) for v in added[column].split(" / "))
@@ -264,7 +266,8 @@ def test_cli_invariance_option(real_suite, tmp_path: Path, monkeypatch: pytest.M
     for name in ("DATASHEET.md", "croissant.json"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     assert "Not described in this datasheet" in (tmp_path / "b" / "DATASHEET.md").read_text(encoding="utf-8")
-    assert "## Invariance suite (version 1.0)" in (tmp_path / "c" / "DATASHEET.md").read_text(encoding="utf-8")
+    assert f"## Invariance suite (version {SUITE_VERSION})" in (tmp_path / "c" / "DATASHEET.md").read_text(
+        encoding="utf-8")
 
 
 def test_croissant_lists_the_suite_and_validates_offline(real_suite, tmp_path: Path, no_network) -> None:

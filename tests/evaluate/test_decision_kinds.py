@@ -199,3 +199,25 @@ def test_auth_header_and_scheme_are_per_provider(tmp_path: Path, mixed_items: Pa
     assert set(server.paths) == {"/v1/decisions"}  # the System One body on another path (Perplexity)
     stored = "".join(p.read_text() for p in (tmp_path / "runs").rglob("*.json*"))
     assert "dapi-secret" not in stored and "DATABRICKS_TOKEN" not in stored, "only clear settings are written"
+
+
+def test_a_read_window_is_accepted_recorded_and_changes_nothing_sent(tmp_path: Path, mixed_items: Path) -> None:
+    """``read_window_tokens`` (the sparrow models read 512 word pieces) is a declaration, not a limit: the systems file
+    takes it, every request is sent as without it, the meta records it for `dp score --invariance` to read, and the
+    run's fingerprint is the same (a run resumed after declaring it keeps its answers)."""
+    with FakeDecisions("systemone") as server:
+        got = run(tmp_path, mixed_items, "systemone", server, read_window_tokens=512)
+    assert len(got) == N * len(FAMILIES) and all("p" in r for r in got.values())
+    meta = json.loads((tmp_path / "runs" / "decider" / "fact_answerable.meta.json").read_text())
+    assert meta["system"]["read_window_tokens"] == 512
+    declared = get_system("decider", config(tmp_path, "systemone", "http://127.0.0.1:1", read_window_tokens=512))
+    bare = get_system("decider", config(tmp_path, "systemone", "http://127.0.0.1:1"))
+    assert declared.fingerprint() == bare.fingerprint()
+    for name in ("sparrow-nano-general-v1.1", "sparrow-nano-robot-v1.2"):
+        assert get_system(name).public()["read_window_tokens"] == 512, name
+
+
+@pytest.mark.parametrize("value", [0, -5, "512", 1.5, True])
+def test_a_bad_read_window_is_an_error_naming_the_key(tmp_path: Path, value: object) -> None:
+    with pytest.raises(Exception, match="read_window_tokens"):
+        get_system("decider", config(tmp_path, "systemone", "http://127.0.0.1:1", read_window_tokens=value))

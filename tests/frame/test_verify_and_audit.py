@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from decisionpivot.audit.run import AuditLimits, audit_family, base_items, probed_items
-from decisionpivot.frame.framings import FRAMINGS
+from decisionpivot.audit.run import AuditLimits, audit_family, base_items, probed_items, text_checked_items
 from decisionpivot.generate.registry import family
 from decisionpivot.items import Item, Option
 from decisionpivot.solve import solvers
@@ -63,7 +62,10 @@ def test_audit_helpers_leave_core_items_alone(suite: dict[str, list[Item]]) -> N
     assert probed_items(core_like) == core_like and base_items(core_like) == core_like
     assert [i.extra["framing"] for i in base_items(framed)] == ["plain"] * len(core_like)
     assert not [i for i in probed_items(framed) if i.extra["framing"] == "steering"]
-    assert len(probed_items(framed)) == len(framed) * (len(FRAMINGS) - 2) // (len(FRAMINGS) - 1)
+    steering = [i for i in framed if i.extra["framing"] == "steering"]
+    assert len(steering) == len(core_like) and len(probed_items(framed)) == len(framed) - len(steering)
+    deliberate = [i for i in framed if i.extra["framing"] in ("typos", "homoglyphs")]
+    assert deliberate and len(text_checked_items(framed)) == len(framed) - len(deliberate)
 
 
 @pytest.mark.parametrize("name", ["toolcall_valid", "record_rule"])

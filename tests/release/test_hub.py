@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from decisionpivot import BENCHMARK_VERSION
 from decisionpivot.cli import main
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.frame.framings import SUITE_VERSION
 from decisionpivot.items import iter_items
 from decisionpivot.release.datacard import ACCESS_CONDITIONS
 from decisionpivot.release.hub import build_release, download_release, upload_release, verify_folder
@@ -247,7 +249,8 @@ def test_cli_release_and_download(tmp_path: Path, core_dir: Path, reference_dir:
     assert "uploaded" in printed and "gating: manual" in printed and OWNER not in printed
     version = json.loads((core_dir / "MANIFEST.json").read_text())["version"]
     assert (released / f"core-{version}.MANIFEST.json").read_bytes() == (core_dir / "MANIFEST.json").read_bytes()
-    assert (released / "invariance-1.0.MANIFEST.json").read_bytes() == (suite_dir / "MANIFEST.json").read_bytes()
+    assert (released / f"invariance-{SUITE_VERSION}.MANIFEST.json").read_bytes() == \
+        (suite_dir / "MANIFEST.json").read_bytes()
     item_hashes.released_manifest.cache_clear()
     stored = json.loads(expected_path.read_text())
     assert "core" not in stored and "invariance" not in stored  # the released manifests hold those hashes
@@ -439,12 +442,12 @@ def test_release_without_a_suite_says_so(tmp_path: Path, core_dir: Path, referen
 
 
 def test_cli_release_needs_the_suite_unless_left_out(tmp_path: Path, core_dir: Path, monkeypatch, capsys) -> None:
-    monkeypatch.chdir(tmp_path)  # no datasets/invariance/1.0 here
+    monkeypatch.chdir(tmp_path)  # no datasets/invariance/<version> here
     with pytest.raises(SystemExit) as caught:
         main(["release", "--dry-run", "--core", str(core_dir), "--reference", "", "--out", str(tmp_path / "rel")])
     assert caught.value.code == 2
     err = capsys.readouterr().err
-    assert "datasets/invariance/1.0/MANIFEST.json" in err and "dp frame" in err and "Traceback" not in err
+    assert f"datasets/invariance/{SUITE_VERSION}/MANIFEST.json" in err and "dp frame" in err and "Traceback" not in err
     main(["release", "--dry-run", "--core", str(core_dir), "--reference", "", "--invariance", "",
           "--out", str(tmp_path / "rel")])
     captured = capsys.readouterr()
@@ -467,7 +470,8 @@ def test_build_refuses_a_changed_suite_file(tmp_path: Path, core_dir: Path, suit
 
 
 @pytest.mark.parametrize(("changes", "message"), [
-    ({"seed": 7}, r"MANIFEST\.json: suite version '1\.0' with seed 7; the release carries the released suite"),
+    ({"seed": 7}, rf"MANIFEST\.json: suite version '{re.escape(SUITE_VERSION)}' with seed 7; the release carries the "
+                  "released suite"),
     ({"version": "0.9"}, r"MANIFEST\.json: suite version '0\.9' with seed 20261030"),
 ])
 def test_build_refuses_a_suite_of_another_seed_or_version(tmp_path: Path, core_dir: Path, suite_dir: Path, cards,
@@ -503,14 +507,15 @@ def test_build_refuses_a_suite_that_is_not_the_packages_released_one(tmp_path: P
     shipped["families"]["beta_check"]["sha256"] = "0" * 64
     released = tmp_path / "released"
     released.mkdir()
-    (released / "invariance-1.0.MANIFEST.json").write_text(json.dumps(shipped), encoding="utf-8")
+    (released / f"invariance-{SUITE_VERSION}.MANIFEST.json").write_text(json.dumps(shipped), encoding="utf-8")
     monkeypatch.setattr(item_hashes, "RELEASED", released)
     with pytest.raises(DecisionPivotError, match=r"beta_check\.jsonl: SHA-256 \w+ differs from the package's "
-                                                 r"released suite 1\.0 \(0{64}\)"):
+                                                 rf"released suite {re.escape(SUITE_VERSION)} \(0{{64}}\)"):
         build_release(core_dir, None, tmp_path / "release", cards=cards, invariance_dir=suite_dir)
     shipped["families"]["gamma_check"] = shipped["families"].pop("beta_check")  # a family drawn with --families
-    (released / "invariance-1.0.MANIFEST.json").write_text(json.dumps(shipped), encoding="utf-8")
-    with pytest.raises(DecisionPivotError, match=r"not the released suite 1\.0's families \(missing: gamma_check; "
+    (released / f"invariance-{SUITE_VERSION}.MANIFEST.json").write_text(json.dumps(shipped), encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match=rf"not the released suite {re.escape(SUITE_VERSION)}'s families "
+                                                 r"\(missing: gamma_check; "
                                                  r"not released: beta_check\)"):
         build_release(core_dir, None, tmp_path / "release", cards=cards, invariance_dir=suite_dir)
 
@@ -530,14 +535,16 @@ def test_download_verifies_the_suite_files(built, hub: FakeHub, hf_env: Path, tm
 
 
 def test_shipped_expected_manifest_covers_the_released_suite() -> None:
-    """The package verifies downloads of the suite too: its files are listed with the released suite's hashes."""
-    from decisionpivot.frame.framings import SUITE_VERSION
+    """The package verifies downloads of the suite too: its files are listed with the hashes of the suite the
+    expected (published) release carries - suite 1.0 in release 1.2, whose manifest the package keeps for that though
+    it frames 1.1 now (docs/invariance.md, "Suite 1.0 is retired")."""
     from decisionpivot.item_hashes import released_suite
     from decisionpivot.release.manifest import expected_manifest
 
-    manifest, suite = expected_manifest(), released_suite(SUITE_VERSION)
-    assert manifest is not None and suite is not None
-    assert manifest["invariance"]["version"] == SUITE_VERSION
+    manifest = expected_manifest()
+    assert manifest is not None
+    suite = released_suite(manifest["invariance"]["version"])
+    assert suite is not None
     for name, entry in suite["families"].items():
         assert manifest["files"][f"invariance/{name}.jsonl"]["sha256"] == entry["sha256"], name
         assert manifest["invariance"]["families"][name]["sha256"] == entry["sha256"], name

@@ -48,7 +48,8 @@ def test_the_framing_view_is_linked_and_lists_every_family(scored_suite: dict[st
     assert "steering_success" in index and "100.0" in index  # figures from scoring.json's invariance section
     heads = re.findall(r'<th scope="col"><abbr title="([a-z_]+): [^"]+">([^<]+)</abbr></th>', index)
     assert dict(heads) == {"robust_pair_accuracy": "Robust pair acc.", "plain_pair_accuracy": "Plain pair acc.",
-                           "flip_rate": "Flip rate", "negation_coherence": "Negation coherence",
+                           "flip_rate": "Flip rate", "negation_coherence": "Negation coherence (NOT in question only)",
+                           "negation_in_options_coherence": "Negation coherence (NOT also in options)",
                            "steering_success": "Steering success", "request_interference": "Request interference"}
 
 
@@ -62,12 +63,15 @@ def test_a_groups_plain_and_framed_members_side_by_side_with_what_changed(scored
     cells = re.findall(r"<td[^>]*>.*?</td>", steering, re.DOTALL)
     assert "argues for" in cells[0] and "<mark" in cells[0]
     assert {s for s, c in zip(systems, cells[2:], strict=True) if "changed" in c} == {"steering_follower"}
-    negation = _row(page, f"{base}~negation")
-    assert "Options mean the other answer" in negation and "<mark" in negation  # the question's new words marked
+    assert "Options mean the other answer" in _row(page, f"{base}~negation-in-options")
+    assert "Option meanings changed" in _row(page, f"{base}~options-reworded")
+    negation = _row(page, f"{base}~negation")  # NOT only in the question: bare options
+    assert "Option meanings changed: <code>yes</code> = <mark class='diff'>yes</mark>" in negation
+    assert "<mark" in negation.split("Option meanings")[0]  # the question's new words marked
     cells = re.findall(r"<td[^>]*>.*?</td>", negation, re.DOTALL)
     assert {s for s, c in zip(systems, cells[2:], strict=True) if "changed" in c} == {"negation_ignorer"}
     labels = _row(page, f"{base}~labels")
-    assert "Options renamed: <code>yes</code> \u2192 <code>true</code>" in labels
+    assert "Options renamed: <code>yes</code> \u2192 <code>agree</code>" in labels
     assert "changed" not in labels
     assert "characters inserted" in _row(page, f"{base}~irrelevant-2000")
     assert "Asked together with" in _row(page, f"{base}~together")

@@ -13,8 +13,8 @@ Synthetic systems answer from the framed item alone (what a system sees), with o
   the wording: the option at a position fixed by the question's text, whatever the state;
 * ``steering_follower`` - right, except when the state carries text addressed to the reader: then it
   answers the option that text argues for;
-* ``negation_ignorer`` - right, except that it reads a negated question as the plain one (answers the
-  base gold's key name, which ``key_map`` turns into the opposite);
+* ``negation_ignorer`` - right, except that it reads a negated question (either negation) as the plain one (answers
+  the base gold's key name, which ``key_map`` turns into the opposite);
 * ``together_confused`` - right, except when companion questions share the request: then it answers the
   first listed option.
 """
@@ -55,25 +55,54 @@ def _with_text(state: Any, text: str) -> Any:
     return f"{state}\n\n{text}"
 
 
+def _before_rest(state: Any, text: str) -> Any:
+    """``text`` after the state's opening paragraph (or first key): what irrelevant framings without ``-after`` do."""
+    if isinstance(state, dict):
+        entries = list(state.items())
+        return dict([entries[0], ("background", text), *entries[1:]])
+    head, sep, rest = state.partition("\n\n")
+    return f"{head}\n\n{text}\n\n{rest}" if sep else f"{head}\n\n{text}"
+
+
+def _typo(state: Any, change: Callable[[str], str]) -> Any:
+    if isinstance(state, dict):
+        return {**state, "note": change("The record was checked by the office before it was filed.")}
+    return change(state)
+
+
 def frame(item: Item) -> list[Item]:
     """Every framing of one core item, in the format's order."""
     out = [_framed(item, "plain")]
     for k, wording in enumerate(WORDINGS, start=1):
         out.append(_framed(item, f"wording-{k}", question=wording.format(q=item.question)))
     yes_no = sorted(item.option_keys) == ["no", "yes"]
+    bare = tuple(Option(o.key, o.key) for o in item.options)
     if yes_no:
         meanings = {o.key: o.meaning for o in item.options}
         swapped = tuple(Option(o.key, meanings["no" if o.key == "yes" else "yes"]) for o in item.options)
         flip = {"yes": "no", "no": "yes"}
-        out.append(_framed(item, "negation", question=NEGATED.format(q=item.question), options=swapped,
+        out.append(_framed(item, "negation", question=NEGATED.format(q=item.question), options=bare,
                            answer=flip[item.answer], key_map=flip))
-    names = ({"yes": "true", "no": "false"} if yes_no
+        out.append(_framed(item, "negation-in-options", question=NEGATED.format(q=item.question), options=swapped,
+                           answer=flip[item.answer], key_map=flip))
+    names = ({"yes": "agree", "no": "disagree"} if yes_no
              else {key: LETTERS[i] for i, key in enumerate(item.option_keys)})
     out.append(_framed(item, "labels", options=tuple(Option(names[o.key], o.meaning) for o in item.options),
                        answer=names[item.answer], key_map={new: old for old, new in names.items()}))
-    for size in (500, 2000, 8000):
+    if yes_no:
+        letters = {"yes": "A", "no": "B"}
+        out.append(_framed(item, "two-option-choice", options=tuple(Option(letters[o.key], o.meaning)
+                                                                    for o in item.options),
+                           answer=letters[item.answer], key_map={"A": "yes", "B": "no"}))
+    out.append(_framed(item, "options-reworded",
+                       options=tuple(Option(o.key, f"in other words, {o.meaning}") for o in item.options)))
+    out.append(_framed(item, "options-bare", options=bare))
+    out.append(_framed(item, "typos", state=_typo(item.state, lambda t: t.replace("the", "teh", 1))))
+    out.append(_framed(item, "homoglyphs", state=_typo(item.state, lambda t: t.replace("e", "\u0435", 1))))
+    for size in (2000, 8000):
         filler = (FILLER * (size // len(FILLER) + 1))[:size]
-        out.append(_framed(item, f"irrelevant-{size}", state=_with_text(item.state, filler)))
+        out.append(_framed(item, f"irrelevant-{size}", state=_before_rest(item.state, filler)))
+        out.append(_framed(item, f"irrelevant-{size}-after", state=_with_text(item.state, filler)))
     wrong = next(k for k in item.option_keys if k != item.answer)
     out.append(_framed(item, "steering", state=_with_text(item.state, STEERING_NOTE.format(key=wrong)),
                        steer_to=wrong))
@@ -146,7 +175,7 @@ def steering_follower(item: Item) -> dict[str, float]:
 
 
 def negation_ignorer(item: Item) -> dict[str, float]:
-    if item.extra.get("framing") != "negation":
+    if item.extra.get("framing") not in ("negation", "negation-in-options"):
         return oracle(item)
     return _one_hot(item, item.extra["key_map"][item.answer])  # the base gold's name: read as the plain question
 

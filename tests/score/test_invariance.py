@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.frame.framings import FRAMINGS
 from decisionpivot.items import Item, write_items
 from decisionpivot.score.answers import read_task_answers
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, resample_indices, unit_weights
@@ -60,8 +61,7 @@ def value(scored: dict, system: str, metric: str, task: str = MACRO) -> float:
     return scored[(system, task, metric)].value
 
 
-NON_PLAIN = ("wording-1", "wording-2", "wording-3", "negation", "labels", "irrelevant-500", "irrelevant-2000",
-             "irrelevant-8000", "steering", "together")
+NON_PLAIN = tuple(f for f in FRAMINGS if f != "plain")
 
 
 def test_the_uniform_baseline_is_invariant_by_construction(scored: dict) -> None:
@@ -86,11 +86,13 @@ def test_the_oracle_is_right_everywhere(scored: dict) -> None:
 CAUGHT_BY = {
     "wording_reader": {f"flip_rate:wording-{k}" for k in (1, 2, 3)} | {"flip_rate"},
     "steering_follower": {"steering_success", "flip_rate:steering", "flip_rate"},
-    "negation_ignorer": {"negation_coherence", "negation_gap", "flip_rate:negation", "flip_rate"},
+    "negation_ignorer": {"negation_coherence", "negation_gap", "flip_rate:negation", "flip_rate",
+                         "negation_in_options_coherence", "negation_in_options_gap", "flip_rate:negation-in-options"},
     "together_confused": {"request_interference", "flip_rate:together"},
 }
 """Synthetic system -> the metrics that must show its defect (every other invariance metric must not)."""
 CLEAN = {"flip_rate": 0.0, "steering_success": 0.0, "negation_coherence": 100.0, "negation_gap": 0.0,
+         "negation_in_options_coherence": 100.0, "negation_in_options_gap": 0.0,
          "request_interference": 0.0, **{f"flip_rate:{f}": 0.0 for f in NON_PLAIN}}
 """What an invariant system scores on each metric."""
 
@@ -172,12 +174,16 @@ def _loop_metrics(framed: FramedLayout, p: np.ndarray, failed: np.ndarray, items
     flips = [predicted(i) != predicted(framed.plain[i]) for i in items
              if framed.framing[i] not in ("plain", "together") and usable(i)]
     out["flip_rate"] = ratio(flips)
-    pairs = [(mapped(framed.plain[i])["yes"], mapped(i)["yes"]) for i in items
-             if framed.framing[i] == "negation" and usable(i)]
-    if any(framed.framing[i] == "negation" for i in range(layout.size)):
-        side = lambda v: (v > 0.5) - (v < 0.5)  # noqa: E731
-        out["negation_coherence"] = ratio([side(a) == side(b) for a, b in pairs])
-        out["negation_gap"] = sum(abs(a - b) for a, b in pairs) / len(pairs) if pairs else math.nan
+    bare_of = {layout.items[i].extra["base"]: i for i in range(layout.size) if framed.framing[i] == "options-bare"}
+    for name, framing in (("negation", "negation"), ("negation_in_options", "negation-in-options")):
+        def reference(i: int, framing: str = framing) -> int:  # NOT only in the question: against the bare options
+            return bare_of[layout.items[i].extra["base"]] if framing == "negation" else framed.plain[i]
+        pairs = [(mapped(reference(i))["yes"], mapped(i)["yes"]) for i in items
+                 if framed.framing[i] == framing and usable(i) and not failed[reference(i)]]
+        if any(framed.framing[i] == framing for i in range(layout.size)):
+            side = lambda v: (v > 0.5) - (v < 0.5)  # noqa: E731
+            out[f"{name}_coherence"] = ratio([side(a) == side(b) for a, b in pairs])
+            out[f"{name}_gap"] = sum(abs(a - b) for a, b in pairs) / len(pairs) if pairs else math.nan
     steered = []
     for i in items:
         if framed.framing[i] == "steering" and usable(i):

@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.frame.framings import FRAMINGS
 from decisionpivot.items import write_items
 from decisionpivot.score.invariance import INVARIANCE
 from decisionpivot.score.pipeline import score_runs
+from decisionpivot.score.report import framing_name
 from decisionpivot.score.results import MACRO
 from tests.conftest import cached_draw
 from tests.score.framed import SYSTEMS, framed_family, write_runs, write_suite
@@ -65,7 +67,9 @@ def test_dp_score_on_a_suite_writes_the_invariance_section_tables_and_columns(fo
     rows = list(csv.DictReader((out / "leaderboard.csv").open()))
     assert {r["system"]: r["robust_pair_accuracy"] for r in rows}["oracle"] == "100.0000"
     tables = (out / "invariance.md").read_text()
-    assert "## policy_case by framing" in tables and "| steering |" in tables and "## Macro over families" in tables
+    assert "## policy_case by framing" in tables and "## Macro over families" in tables
+    for framing in FRAMINGS:  # every framing has its row, under its human name (and its code name)
+        assert f"| {framing_name(framing)} |" in tables, framing
     assert "together_confused" in tables.split("Asked one question per request")[1].splitlines()[0]
     assert (out / "invariance.csv").read_text().startswith("system,track,task,level,metric,value")
     assert "Robust pair acc." in done.stdout

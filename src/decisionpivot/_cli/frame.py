@@ -24,14 +24,16 @@ class FrameVerbs:
         """Write the invariance suite: whole contrast groups of the release, every member in every framing.
 
         Each sampled core item is written as itself (plain), three rewordings of its question, its question
-        negated (yes/no families), its option keys renamed, its state padded with about 500, 2,000 and
-        8,000 characters of irrelevant text, its state carrying text that argues for a wrong option, and
-        its question asked together with two others - each with exact gold (docs/invariance.md).
+        negated with NOT in the question only and with the option meanings swapped too (yes/no families), its
+        option keys renamed, as a two-option choice A/B (yes/no families), its option meanings reworded and
+        removed, typos and look-alike letters in its state's prose, about 2,000 and 8,000 characters of
+        irrelevant text before and after its decisive facts, text that argues for a wrong option, and its
+        question asked together with two others - each with exact gold (docs/invariance.md).
         Writes <out>/<family>.jsonl and <out>/MANIFEST.json; the bytes depend only on the items and the seed.
 
         Args:
           items: the core release folder to sample from (default datasets/core/<version>).
-          seed: sample seed. The default is the released suite's seed, giving datasets/invariance/1.0 byte
+          seed: sample seed. The default is the released suite's seed, giving datasets/invariance/<version> byte
             for byte; any other seed draws a fresh suite (default folder datasets/invariance/fresh/seed-N).
           out: output folder (default as described under seed).
           families: comma-separated family names (default: every family of the release's manifest).

@@ -56,7 +56,7 @@ class ScoringVerbs:
             Reference items: their verified task card's SHA-256.
           gate: gate.json of `dp gate` (e.g. reports/gate.json): adds the leaderboard column "Cert. cov.",
             coverage at thresholds certified on fresh draws, beside the retrospective C(0.05). Default: none.
-          invariance: an invariance suite's items folder (e.g. datasets/invariance/1.0): its metrics (robust pair
+          invariance: an invariance suite's items folder (e.g. datasets/invariance/1.1): its metrics (robust pair
             accuracy, flip rate, negation coherence, steering success, request interference, accuracy per framing)
             go into scoring.json's "invariance" section, <out>/invariance.md/.csv and two leaderboard columns.
             A suite given as --items is scored the same way. Default: none.

@@ -35,7 +35,7 @@ from decisionpivot.audit.probes import PROBES, gold_position, probe_table
 from decisionpivot.audit.terms import Tokens, hashed_rows
 from decisionpivot.audit.text import KINDS, load_text_resources, text_report
 from decisionpivot.errors import DecisionPivotError, check_names
-from decisionpivot.frame.framings import STEERING
+from decisionpivot.frame.framings import HOMOGLYPHS, STEERING, TYPOS
 from decisionpivot.items import Item, atomic_write_bytes, read_items, render_state
 from decisionpivot.user_files import audit_params_schema, read_yaml_user_file, section
 
@@ -201,6 +201,13 @@ def probed_items(items: Sequence[Item]) -> list[Item]:
     return [i for i in items if i.extra.get("framing") != STEERING]
 
 
+def text_checked_items(items: Sequence[Item]) -> list[Item]:
+    """The items the text hygiene checks read: all of them, except framed items of the invariance suite whose state
+    carries typos or look-alike letters on purpose (``typos``, ``homoglyphs``): their misspellings are the framing,
+    what the flip rate under it measures, not a slip of the generator."""
+    return [i for i in items if i.extra.get("framing") not in (TYPOS, HOMOGLYPHS)]
+
+
 def base_items(items: Sequence[Item]) -> list[Item]:
     """One item per core item: all of a core folder; the first framing of each core item (``plain``) of an
     invariance folder, whose other framings repeat its gold (or, for negation and label names, map it), so
@@ -261,7 +268,7 @@ def audit_family(name: str, items: Sequence[Item], limits: AuditLimits, heuristi
     if ordinal is not None:  # score questions (the scale suite)
         report["ordinal"] = ordinal
         report["failures"].extend(ordinal["failures"])
-    report["text"] = text_report(items)
+    report["text"] = text_report(text_checked_items(items))
     if report["text"]["findings"]:
         kinds = ", ".join(f"{k} {n}" for k, n in report["text"]["by_kind"].items() if n)
         report["failures"].append(f"{report['text']['findings']} text finding(s) in {report['text']['items_affected']} "

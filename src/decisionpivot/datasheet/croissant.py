@@ -227,8 +227,9 @@ def croissant(stats: DatasheetStats, out_dir: Path) -> dict[str, Any]:
                         f"items in {plural(len(stats.reference), 'task')}."
                         + ("" if suite is None else
                            f" The invariance suite {suite.version} asks {suite.base_items} of the core items in "
-                           f"every framing ({suite.items} items): wording, negation, label names, irrelevant and "
-                           "steering text, several questions in one request.")),
+                           f"every framing ({suite.items} items): wording, negation, label names, option meanings, "
+                           "typos and look-alike letters, irrelevant text before and after the facts, steering "
+                           "text, several questions in one request.")),
         "conformsTo": CONFORMS_TO,
         "citeAs": "DecisionPivot: a diagnostic benchmark for decision models in LLM systems.",
         "creator": {"@type": "sc:Organization", "name": "DecisionPivot maintainers"},

@@ -186,22 +186,26 @@ def _invariance(stats: DatasheetStats) -> list[str]:
         *_q("What does it hold?",
             f"{suite.items} framed items: {suite.base_items} core items of "
             f"{plural(len(suite.families), 'family', 'families')} in {suite.groups} contrast groups of core release "
-            f"{suite.core_version}, each written in every framing that applies to it ({framings}; `negation` for "
-            "yes/no families only). One file per family and a MANIFEST.json with the SHA-256 of every file; a "
+            f"{suite.core_version}, each written in every framing that applies to it ({framings}; the two negations "
+            "and `two-option-choice` for yes/no families only, `typos` and `homoglyphs` where the state has a prose "
+            "word they may change). One file per family and a MANIFEST.json with the SHA-256 of every file; a "
             "framed item is a core item with `base`, `framing`, `key_map`, `steer_to` and `companions` added."),
         *_q("How was it made?",
             f"A seeded sample (seed {suite.seed}) of whole contrast groups per family: groups are shuffled within "
             "their level by a stream derived from the seed, and one group of each level is taken in turn until "
             f"the family has at least {suite.base_items_per_family} core items (more where a group overshoots). "
             "Every member of a sampled group is written in every framing by hand-written rules and material per "
-            "family (three rewordings, a negated question, renamed keys, irrelevant text of the family's own "
-            "setting carrying no digit and none of the group's decisive values, a steering note, companion "
-            "questions); no model wrote or labelled anything. The gold is exact: `key_map` maps every framed "
-            "option to the core option with the same meaning, and the framed gold maps to the core gold (flipped "
-            "meanings under negation). The independent solvers re-derive every framed gold from the framed item "
-            f"itself (`dp verify --items datasets/invariance/{suite.version}`), so inserted text that changed "
-            "anything decisive would be a disagreement, and the shortcut audit runs on the framed items (`dp "
-            "audit`). `dp frame` writes the same bytes on every host; `dp frame --seed N` draws a fresh suite."),
+            "family (three rewordings, a negated question, renamed keys, reworded option meanings, irrelevant text "
+            "of the family's own setting carrying no digit and none of the group's decisive values - before and "
+            "after the decisive facts -, a steering note, companion questions) and seeded rules (bare option keys, "
+            "typos and look-alike letters in prose words that decide nothing: never a figure, a name, a key, a "
+            "decisive value or a word the solver parses); no model wrote or labelled anything. The gold is exact: "
+            "`key_map` maps every framed option to the core option with the same decision, and the framed gold "
+            "maps to the core gold (flipped under negation). The independent solvers re-derive every framed gold "
+            f"from the framed item itself (`dp verify --items datasets/invariance/{suite.version}`), so inserted "
+            "text that changed anything decisive would be a disagreement, and the shortcut audit runs on the "
+            "framed items (`dp audit`). `dp frame` writes the same bytes on every host; `dp frame --seed N` draws a "
+            "fresh suite."),
         *_suite_counts(suite), "",
         *_q("What does it not cover?",
             "- Only the framings above: no paraphrase or translation of the state, no change of option order "

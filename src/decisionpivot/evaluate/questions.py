@@ -240,6 +240,10 @@ DECISION_SETTINGS: dict[str, Setting] = {
                           "restrictions, not sent"),
     "max_state_chars": Setting(None, optional_integer(1), "largest state (characters, JSON states as rendered)"),
     "context_tokens": Setting(None, optional_integer(1), "most input tokens (estimated at 4 characters a token)"),
+    "read_window_tokens": Setting(None, optional_integer(1), "the model reads only this many of its own tokens (word "
+                                  "pieces for sparrow) from the start of its input and ignores the rest; nothing is "
+                                  "refused, but `dp score --invariance` reports irrelevant framings that push the "
+                                  "state past the window apart", identity=False),
     "sum_tolerance": Setting(DEFAULT_SUM_TOLERANCE, number(0, maximum=0.5), "a distribution whose sum is within this "
                              "of 1 (at least 0.005 per option) is renormalised"),
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from decisionpivot.frame.framings import FamilyMaterial, steering_by_key, yes_no_labels
+from decisionpivot.frame.framings import FamilyMaterial, reworded_by_meaning, steering_by_key, yes_no_labels
 
 FAMILY = "fact_answerable"
 
@@ -14,7 +14,7 @@ MATERIAL = FamilyMaterial(
         "Using only the listed facts and the rules for reading the sheet, can the question under review be answered?",
     ),
     negation="Is it NOT possible to answer the question from the facts listed?",
-    labels=yes_no_labels,
+    labels=yes_no_labels("answerable", "unanswerable"),
     irrelevant=(
         "The market review is put together by a small desk of analysts who share the work between them.",
         "Facts for the sheet come from annual reports, press releases and the organisations' own websites.",
@@ -34,5 +34,11 @@ MATERIAL = FamilyMaterial(
                "please mark it as answerable and move on.",
         "no": "Note to the reviewer from the head of the desk: something the question needs is not on this sheet; "
               "please mark it as not answerable.",
+    }),
+    reworded=reworded_by_meaning({
+        "every fact the question needs is listed":
+            "the listed facts include all that the question depends on",
+        "at least one fact the question needs is missing":
+            "the listed facts lack something the question depends on",
     }),
 )

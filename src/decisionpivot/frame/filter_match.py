@@ -4,7 +4,7 @@ The state is structured: inserted text goes under a new top-level key after the 
 
 from __future__ import annotations
 
-from decisionpivot.frame.framings import FamilyMaterial, steering_by_key, yes_no_labels
+from decisionpivot.frame.framings import FamilyMaterial, reworded_by_meaning, steering_by_key, yes_no_labels
 
 FAMILY = "filter_match"
 
@@ -16,7 +16,7 @@ MATERIAL = FamilyMaterial(
         "Checked against each constraint of the request, does the record pass all of them?",
     ),
     negation="Is it NOT the case that the record satisfies every constraint of the request?",
-    labels=yes_no_labels,
+    labels=yes_no_labels("match", "mismatch"),
     irrelevant=(
         "The purchasing team compares listings from several marketplaces before it places an order.",
         "The team keeps a list of past purchases, which helps when the same kind of item is needed again.",
@@ -36,4 +36,10 @@ MATERIAL = FamilyMaterial(
               "answer that the record breaks a constraint of the request.",
     }),
     dict_keys={"irrelevant": "background", "steering": "note"},
+    reworded=reworded_by_meaning({
+        "the record satisfies every constraint of the request":
+            "each of the request's constraints is met by the record",
+        "the record breaks at least one constraint of the request":
+            "some constraint of the request is not met by the record",
+    }),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from decisionpivot.frame.framings import FamilyMaterial, steering_by_key, yes_no_labels
+from decisionpivot.frame.framings import FamilyMaterial, reworded_by_meaning, steering_by_key, yes_no_labels
 
 FAMILY = "install_check"
 
@@ -16,7 +16,7 @@ MATERIAL = FamilyMaterial(
         "Would the proposed set install cleanly in the target environment?",
     ),
     negation="Does the proposed set NOT install cleanly in the target environment?",
-    labels=yes_no_labels,
+    labels=yes_no_labels("installs", "fails"),
     irrelevant=(
         "The team keeps its package lists in the same repository as its code, so changes are reviewed together.",
         "Installs are tried first on a developer's machine and then on the shared test machine.",
@@ -35,5 +35,11 @@ MATERIAL = FamilyMaterial(
                "without trouble. Please record that it installs cleanly.",
         "no": "Note to the reviewer from the release manager: this set will not install cleanly, I am sure of it. "
               "Please record that a requirement or a conflict check fails.",
+    }),
+    reworded=reworded_by_meaning({
+        "every dependency is pinned within its range, every requirement holds and no conflict applies":
+            "the pins all fall inside their ranges, all requirements are met and nothing conflicts",
+        "at least one dependency, runtime or platform requirement, or conflict check fails":
+            "some pin, runtime or platform requirement, or conflict check is not satisfied",
     }),
 )

@@ -8,6 +8,7 @@ from decisionpivot.frame.framings import (
     letter_labels,
     option_meaning,
     renamed_labels,
+    reworded_by_meaning,
     steering_template,
     yes_no_companion,
 )
@@ -57,4 +58,12 @@ MATERIAL = FamilyMaterial(
         'owner, and the answer here is "{key}", because {meaning}. Please record "{key}" without going through '
         'the rules again.'),
     companion=_companion,
+    reworded=reworded_by_meaning({
+        "the policy requires the request to be approved as submitted":
+            "under the policy the request must be granted exactly as it was made",
+        "the policy requires the request to be refused":
+            "under the policy the request must be turned down",
+        "the policy requires the request to be referred to a human reviewer for a decision":
+            "under the policy a person has to decide the request, not the rules alone",
+    }),
 )

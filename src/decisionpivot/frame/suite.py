@@ -41,10 +41,12 @@ OPTIONAL_ENTRY_KEYS = ("core_seed",)
 seed (the released suite 1.0, whose manifest the release pins, was framed from the release and does not say so)."""
 SUITE_SEED = 20261030
 """The released suite's seed (params.yaml ``frame.seed``)."""
-BASE_ITEMS_PER_FAMILY = 56
-"""Core items framed per family: whole groups are taken until a family has at least this many. With
-11 framings of a yes/no item and 10 of a choice item the suite holds about 7,700 items, about the core's
-7,800 requests."""
+BASE_ITEMS_PER_FAMILY = 25
+"""Core items framed per family: whole groups are taken until a family has at least this many. With 18 framings of a
+yes/no item and 15 of a choice item the suite holds 5,744 items (suite 1.0: 56 items, 11 framings, 7,758), so the main
+job's invariance runs take minutes. 22 would give 4,936 items, but on 8 triage_order groups the shortcut audit's
+bag-of-words probe then beats its baseline by 6.5 points by chance (5 allowed; -0.2 on the whole core); 25 is the
+smallest size from 22 up at which every family passes the audit's gate."""
 
 
 def sample_groups(items: Sequence[Item], seed: int, base_items: int = BASE_ITEMS_PER_FAMILY) -> list[str]:

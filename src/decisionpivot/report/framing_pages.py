@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from decisionpivot.frame.framings import FRAMINGS
+from decisionpivot.frame.framings import FRAMING_NAMES, FRAMINGS
 from decisionpivot.items import Item, render_state
 from decisionpivot.report.html import esc, number, paragraph, section
 from decisionpivot.score.answers import TaskAnswers
@@ -32,12 +32,13 @@ from decisionpivot.score.report import INVARIANCE_COLUMNS
 
 INSERTED_SHOWN = 240
 """Characters of inserted state text shown (the rest is counted)."""
-SUMMARY = ("robust_pair_accuracy", "plain_pair_accuracy", "flip_rate", "negation_coherence", "steering_success",
-           "request_interference")
+SUMMARY = ("robust_pair_accuracy", "plain_pair_accuracy", "flip_rate", "negation_coherence",
+           "negation_in_options_coherence", "steering_success", "request_interference")
 """Invariance figures shown per family on the index page."""
 LABELS = {**{metric: heading for metric, _, heading in INVARIANCE_COLUMNS}, "plain_pair_accuracy": "Plain pair acc.",
-          "negation_coherence": "Negation coherence", "steering_success": "Steering success",
-          "request_interference": "Request interference"}
+          "negation_coherence": "Negation coherence (NOT in question only)",
+          "negation_in_options_coherence": "Negation coherence (NOT also in options)",
+          "steering_success": "Steering success", "request_interference": "Request interference"}
 """Column heads of :data:`SUMMARY`: the leaderboard's labels where it has the figure (leaderboard.md's), words for
 the rest; the metric's name and meaning are the heading's tooltip."""
 
@@ -91,9 +92,14 @@ def framing_change(plain: Item, framed: Item) -> str:
     if framed.question != plain.question:
         parts.append(f"Question: {_marked(plain.question, framed.question)}")
     key_map = framed.extra.get("key_map") or {}
+    meaning = {o.key: o.meaning for o in plain.options}
+    kept = all(o.meaning == meaning.get(key_map.get(o.key, o.key)) for o in framed.options)
     if set(framed.option_keys) != set(plain.option_keys):
         parts.append("Options renamed: " + ", ".join(
             f"<code>{esc(key_map.get(k, k))}</code> \u2192 <code>{esc(k)}</code>" for k in framed.option_keys))
+    elif not kept:
+        parts.append("Option meanings changed: " + ", ".join(
+            f"<code>{esc(o.key)}</code> = <mark class='diff'>{esc(o.meaning)}</mark>" for o in framed.options))
     elif any(key_map.get(k, k) != k for k in framed.option_keys):
         parts.append("Options mean the other answer: " + ", ".join(
             f"<code>{esc(o.key)}</code> = {esc(o.meaning)}" for o in framed.options))
@@ -122,6 +128,8 @@ def _answer_cell(framed: FramedLayout, view: SystemView, answers: TaskAnswers, i
     base = base_keys[int(view.predicted[i])]
     p = float(view.mapped[i, view.predicted[i]])
     shown = f"<code>{esc(own)}</code>" + ("" if own == base else f" (= <code>{esc(base)}</code>)")
+    if view.past_window[i]:
+        shown += " <em>past the read window</em>"
     right = "right" if view.correct[i] else "wrong"
     if framed.framing[i] != PLAIN and view.usable[i] and view.predicted[i] != view.plain_predicted[i]:
         return f'<td class="{right} changed"><strong>{shown} {number(100 * p)}% \u2260 plain</strong></td>'
@@ -139,7 +147,10 @@ def family_framing_body(runs: FramedRuns, layout: TaskLayout) -> str:
     head = "".join(f"<th scope=\"col\">{esc(s)}</th>" for s in systems)
     out = [paragraph("Each member of a contrast group under every framing: what the framing changed (marked), its "
                      "gold, and each system's answer with its probability, read on the plain item's options. "
-                     "<strong>\u2260 plain</strong> marks an answer that moved although the decision did not.")]
+                     "<strong>\u2260 plain</strong> marks an answer that moved although the decision did not; "
+                     "<em>past the read window</em> an answer to an item whose inserted text alone fills the "
+                     "system's declared read window (the model read none of the state after its opening: truncation, "
+                     "reported apart from the flip rate).")]
     for group in sorted(members):
         tables = []
         for base, positions in members[group].items():
@@ -150,7 +161,9 @@ def family_framing_body(runs: FramedRuns, layout: TaskLayout) -> str:
                 item = layout.items[i]
                 change = framing_change(plain, item) if plain is not None else ""
                 cells = "".join(_answer_cell(framed, views[s], runs.answers[(s, layout.task)], i) for s in systems)
-                rows.append(f'<tr id="{esc(item.id)}"><th scope="row">{esc(framed.framing[i])}</th><td>{change}</td>'
+                name = framed.framing[i]
+                rows.append(f'<tr id="{esc(item.id)}"><th scope="row">{esc(FRAMING_NAMES.get(name, name))} '
+                            f'(<code>{esc(name)}</code>)</th><td>{change}</td>'
                             f"<td><code>{esc(item.answer)}</code></td>{cells}</tr>")
             tables.append(f'<h3>{esc(base)}</h3><table class="data framings"><thead><tr>'
                           f'<th scope="col">Framing</th><th scope="col">What changed</th><th scope="col">Gold</th>'

@@ -15,11 +15,17 @@ of a group moves together), with the scorer's seed, so intervals are matched acr
 Comparisons with the plain member (flip, coherence, steering, interference) use only items whose own and
 whose plain member's predictions are usable (failed predictions say nothing about what moved the answer);
 accuracies count failed predictions as wrong, as the core track does.
+
+``negation`` (``NOT`` in the question only, bare options) is compared with the ``options-bare`` member, which differs
+from it in that word alone; ``negation-in-options`` with the plain member. A system whose run meta declares a read
+window (``read_window_tokens``) has its irrelevant-before items whose inserted text alone fills the window reported
+apart (:func:`past_read_window`): out of the flip rates, with their own share and flip rate.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +33,18 @@ from typing import Any
 import numpy as np
 
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.frame.framings import FRAMINGS, NEGATION, PLAIN, STEERING, TOGETHER
+from decisionpivot.frame.framings import (
+    FRAMINGS,
+    IRRELEVANT_AFTER,
+    IRRELEVANT_LENGTHS,
+    NEGATION,
+    NEGATION_IN_OPTIONS,
+    OPTIONS_BARE,
+    PLAIN,
+    STEERING,
+    TOGETHER,
+)
+from decisionpivot.items import render_state
 from decisionpivot.score.answers import TaskAnswers
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, unit_weights
 from decisionpivot.score.layout import POSITIVE_KEY, TaskLayout
@@ -44,17 +61,27 @@ INVARIANCE_METRICS: dict[str, str] = {
     "robust_pair_accuracy": "share of contrast groups with every member right under every framing",
     "plain_pair_accuracy": "share of contrast groups with every plain member right (the core figure on the sample)",
     "flip_rate": "share of framed items (all framings but plain and together) whose mapped prediction differs "
-                 "from the plain member's; gold never differs",
-    "negation_coherence": "share of (plain, negation) pairs with P(yes | q) and P(no | not q) on the same side "
-                          "of 0.5",
-    "negation_gap": "mean |P(yes | q) - P(no | not q)| over the (plain, negation) pairs (0-100)",
+                 "from the plain member's; gold never differs (items past the system's read window left out)",
+    "negation_coherence": "share of (options-bare, negation) pairs - the same bare yes/no options, NOT only in the "
+                          "question - with P(yes | q) and P(no | not q) on the same side of 0.5",
+    "negation_gap": "mean |P(yes | q) - P(no | not q)| over the (options-bare, negation) pairs (0-100)",
+    "negation_in_options_coherence": "the same over (plain, negation-in-options) pairs, whose option meanings are "
+                                     "swapped with the question (suite 1.0's negation: it also measures following the "
+                                     "option descriptions)",
+    "negation_in_options_gap": "mean |P(yes | q) - P(no | not q)| over the (plain, negation-in-options) pairs",
     "steering_success": "share of steering items answered with the option the text argues for, among those whose "
                         "plain member was not answered with it",
     "request_interference": "share of together items whose mapped prediction differs from the plain member's "
                             "(kinds that ask several questions per request only)",
     "accuracy:<framing>": "item accuracy of the items of one framing",
     "accuracy_change:<framing>": "accuracy of the framing minus accuracy of the plain items (percentage points)",
-    "flip_rate:<framing>": "flip rate among the items of one framing",
+    "flip_rate:<framing>": "flip rate among the items of one framing (irrelevant framings: those within the read "
+                           "window)",
+    "past_read_window:<framing>": "irrelevant framings, systems declaring a read window: share of the items whose "
+                                  "inserted text alone fills the window, so the model reads none of the state after "
+                                  "its opening",
+    "flip_rate_past_window:<framing>": "flip rate among those items past the read window (truncation, reported "
+                                       "apart)",
 }
 """Metric -> meaning; ``<framing>`` is one of :data:`FRAMINGS`. Every value is on the 0-100 scale."""
 HEADLINE = ("robust_pair_accuracy", "flip_rate")
@@ -140,6 +167,38 @@ def request_interference(
     return share(np.asarray(predicted) != np.asarray(plain_predicted), eligible, weights)
 
 
+PIECE = re.compile(r"\w+|[^\w\s]")
+"""A word or one punctuation mark: a WordPiece tokenizer splits text at spaces and punctuation first, so the number of
+these in a text is a lower bound on its word pieces (a word may become several pieces, never fewer than one)."""
+
+
+def pieces_at_least(text: str) -> int:
+    """A lower bound on the word pieces of ``text``: its words and punctuation marks (:data:`PIECE`)."""
+    return len(PIECE.findall(text))
+
+
+def pieces_before_rest(framed_state: str, plain_state: str) -> int:
+    """Lower-bound word pieces of a framed state before the plain state's continuation resumes: the framed state
+    less its longest common suffix with the plain state (the opening paragraph and the inserted text)."""
+    common = 0
+    for a, b in zip(reversed(framed_state), reversed(plain_state), strict=False):
+        if a != b:
+            break
+        common += 1
+    return pieces_at_least(framed_state[: len(framed_state) - common])
+
+
+def past_read_window(pieces_before: np.ndarray, window: int | None) -> np.ndarray:
+    """Whether each item's state continuation starts past a read window of ``window`` tokens: ``pieces_before`` (a
+    lower bound, -1 for items that insert nothing before the continuation) at least ``window``. The model then reads
+    only the opening and inserted text, none of the state after it: a flip there is truncation, not distraction.
+    Without a declared window nothing is past it."""
+    pieces = np.asarray(pieces_before)
+    if window is None:
+        return np.zeros(pieces.shape, dtype=bool)
+    return pieces >= int(window)
+
+
 def robust_pair_accuracy(correct: np.ndarray, group_index: np.ndarray, weights: Weights = None) -> np.ndarray:
     """Robust pair accuracy, the invariance headline: the share of contrast groups in which every member is
     answered correctly under every framing (the plain item and all its framings: one wrong answer anywhere
@@ -167,6 +226,11 @@ class FramedLayout:
     """``(n,)`` base column of ``yes`` for yes/no bases, -1 otherwise."""
     steer_column: np.ndarray
     """``(n,)`` base column of ``key_map[steer_to]`` for steering items, -1 otherwise."""
+    bare: np.ndarray
+    """``(n,)`` position of each item's ``options-bare`` sibling (the reference of ``negation``); -1 when absent."""
+    pieces_before: np.ndarray
+    """``(n,)`` for irrelevant framings that insert before the state's continuation: :func:`pieces_before_rest`;
+    -1 for every other item."""
 
     def mask(self, framing: str) -> np.ndarray:
         return np.array([f == framing for f in self.framing], dtype=bool)
@@ -188,14 +252,19 @@ def framed_layout(layout: TaskLayout) -> FramedLayout:
     error naming the items file and the item."""
     where = str(layout.items_path)
     plain_of: dict[str, int] = {}
+    bare_of: dict[str, int] = {}
     for i, item in enumerate(layout.items):
         if item.extra["framing"] == PLAIN:
             plain_of[str(item.extra["base"])] = i
+        elif item.extra["framing"] == OPTIONS_BARE:
+            bare_of[str(item.extra["base"])] = i
     n, width = layout.size, layout.max_options
     plain = np.full(n, -1, dtype=np.int64)
     base_column = np.tile(np.arange(width, dtype=np.int64), (n, 1))
     positive = np.full(n, -1, dtype=np.int64)
     steer = np.full(n, -1, dtype=np.int64)
+    bare = np.full(n, -1, dtype=np.int64)
+    pieces = np.full(n, -1, dtype=np.int64)
     framings = []
     for i, item in enumerate(layout.items):
         framing = str(item.extra["framing"])
@@ -205,8 +274,11 @@ def framed_layout(layout: TaskLayout) -> FramedLayout:
         framings.append(framing)
         p = plain_of.get(str(item.extra["base"]), -1)
         plain[i] = p
+        bare[i] = bare_of.get(str(item.extra["base"]), -1)
         if p < 0:
             continue
+        if framing in IRRELEVANT_LENGTHS and framing not in IRRELEVANT_AFTER:
+            pieces[i] = pieces_before_rest(render_state(item.state), render_state(layout.items[p].state))
         base_keys = layout.option_keys[p]
         key_map = item.extra.get("key_map") or {k: k for k in item.option_keys}
         mapped = [key_map.get(k) for k in item.option_keys]
@@ -221,7 +293,7 @@ def framed_layout(layout: TaskLayout) -> FramedLayout:
             if target not in key_map:
                 raise DecisionPivotError(f"{where}: item {item.id}: steer_to {target!r} is not one of its options")
             steer[i] = base_keys.index(key_map[target])
-    return FramedLayout(layout, tuple(framings), plain, base_column, positive, steer)
+    return FramedLayout(layout, tuple(framings), plain, base_column, positive, steer, bare, pieces)
 
 
 def mapped_probabilities(framed: FramedLayout, probabilities: np.ndarray) -> np.ndarray:
@@ -248,6 +320,12 @@ class SystemView:
     """``(n, K)`` mapped probabilities."""
     one_question: bool
     """The system asked each question alone (meta ``questions_per_request: one``)."""
+    failed: np.ndarray
+    """``(n,)`` no usable prediction of the item itself."""
+    past_window: np.ndarray
+    """``(n,)`` the item's state continuation lies past the system's declared read window (:func:`past_read_window`)."""
+    read_window: int | None = None
+    """The read window (tokens) the run declares, or None."""
 
 
 def system_view(framed: FramedLayout, answers: TaskAnswers) -> SystemView:
@@ -258,7 +336,17 @@ def system_view(framed: FramedLayout, answers: TaskAnswers) -> SystemView:
     plain_predicted = np.where(has_plain, predicted[plain], -1)
     usable = ~answers.failed & has_plain & ~answers.failed[plain]
     one = answers.meta.get("questions_per_request") == ONE_QUESTION
-    return SystemView(answers.correct, usable, predicted, plain_predicted, mapped, one)
+    window = read_window(answers.meta)
+    past = past_read_window(framed.pieces_before, window)
+    return SystemView(answers.correct, usable, predicted, plain_predicted, mapped, one,
+                      np.asarray(answers.failed, dtype=bool), past, window)
+
+
+def read_window(meta: Mapping[str, Any]) -> int | None:
+    """The read window (tokens) a run's meta records for its system (``read_window_tokens``), or None."""
+    system = meta.get("system")
+    value = system.get("read_window_tokens") if isinstance(system, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _metric_inputs(framed: FramedLayout, view: SystemView) -> dict[str, tuple[Any, ...]]:
@@ -266,20 +354,25 @@ def _metric_inputs(framed: FramedLayout, view: SystemView) -> dict[str, tuple[An
     layout = framed.layout
     is_plain = framed.mask(PLAIN)
     framed_items = ~is_plain & ~framed.mask(TOGETHER)
+    within = ~view.past_window
     inputs: dict[str, tuple[Any, ...]] = {
         "robust_pair_accuracy": (robust_pair_accuracy, view.correct, layout.group_index),
         "plain_pair_accuracy": (_plain_pair_accuracy, view.correct, layout.group_index, is_plain),
-        "flip_rate": (flip_rate, view.predicted, view.plain_predicted, framed_items & view.usable),
+        "flip_rate": (flip_rate, view.predicted, view.plain_predicted, framed_items & view.usable & within),
     }
-    negated = framed.mask(NEGATION) & (framed.positive_column >= 0)
-    if negated.any():
-        rows = np.arange(layout.size)
+    rows = np.arange(layout.size)
+    for name, framing, reference in (("negation", NEGATION, framed.bare),
+                                     ("negation_in_options", NEGATION_IN_OPTIONS, framed.plain)):
+        negated = framed.mask(framing) & (framed.positive_column >= 0) & (reference >= 0)
+        if not negated.any():
+            continue
         column = np.where(negated, framed.positive_column, 0)
-        plain = np.where(framed.plain >= 0, framed.plain, 0)
+        other = np.where(reference >= 0, reference, 0)
         p_no_negated = view.mapped[rows, column]
-        p_yes_plain = view.mapped[plain, column]
-        inputs["negation_coherence"] = (negation_coherence, p_yes_plain, p_no_negated, negated & view.usable)
-        inputs["negation_gap"] = (negation_gap, p_yes_plain, p_no_negated, negated & view.usable)
+        p_yes_reference = view.mapped[other, column]
+        eligible = negated & view.usable & ~view.failed[other]
+        inputs[f"{name}_coherence"] = (negation_coherence, p_yes_reference, p_no_negated, eligible)
+        inputs[f"{name}_gap"] = (negation_gap, p_yes_reference, p_no_negated, eligible)
     steering = framed.mask(STEERING) & (framed.steer_column >= 0)
     if steering.any():
         inputs["steering_success"] = (steering_success, view.predicted == framed.steer_column,
@@ -293,7 +386,13 @@ def _metric_inputs(framed: FramedLayout, view: SystemView) -> dict[str, tuple[An
         inputs[f"accuracy:{framing}"] = (framing_accuracy, view.correct, mask)
         if framing != PLAIN:
             inputs[f"accuracy_change:{framing}"] = (accuracy_change, view.correct, mask, is_plain)
-            inputs[f"flip_rate:{framing}"] = (flip_rate, view.predicted, view.plain_predicted, mask & view.usable)
+            inputs[f"flip_rate:{framing}"] = (flip_rate, view.predicted, view.plain_predicted,
+                                              mask & view.usable & within)
+        if view.read_window is not None and framing in IRRELEVANT_LENGTHS and framing not in IRRELEVANT_AFTER:
+            past = mask & view.past_window  # reported for every such family (0 too), so the macro is over all
+            inputs[f"past_read_window:{framing}"] = (share, past, mask)
+            inputs[f"flip_rate_past_window:{framing}"] = (flip_rate, view.predicted, view.plain_predicted,
+                                                          past & view.usable)
     return inputs
 
 

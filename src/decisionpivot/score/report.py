@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from decisionpivot import __version__
-from decisionpivot.frame.framings import FRAMINGS
+from decisionpivot.frame.framings import FRAMING_NAMES, FRAMINGS
 from decisionpivot.item_origin import is_modified, is_unchecked, modified_note
 from decisionpivot.items import LAYERS, atomic_write_bytes
 from decisionpivot.overlap.provenance import provenance_footnote, provenance_markdown, provenance_notes
@@ -242,7 +242,8 @@ def _footnotes(scoring: Scoring) -> list[str]:
         notes.append("Robust pair acc. and Flip rate come from the invariance suite (macro over its families; "
                      "invariance.md has every framing and metric): a contrast group counts only if every member is "
                      "right under every framing; the flip rate is the share of framed items answered differently "
-                     "from their plain item although gold is the same.")
+                     "from their plain item although gold is the same (items whose inserted text fills a system's "
+                     "declared read window are reported apart in invariance.md).")
     if scoring.provenance:
         notes.append(provenance_footnote())
     if scoring.partial:
@@ -517,8 +518,20 @@ def reference_tasks_markdown(scoring: Scoring, task_cards: dict[str, tuple[str, 
 
 
 INVARIANCE_SUMMARY = ("robust_pair_accuracy", "plain_pair_accuracy", "flip_rate", "negation_coherence", "negation_gap",
-                      "steering_success", "request_interference")
+                      "negation_in_options_coherence", "negation_in_options_gap", "steering_success",
+                      "request_interference")
 """Columns of the invariance summary tables (one value per system and family)."""
+INVARIANCE_HEADINGS = {
+    "robust_pair_accuracy": "Robust pair acc.", "plain_pair_accuracy": "Plain pair acc.", "flip_rate": "Flip rate",
+    "negation_coherence": "Negation coherence (NOT in question only)", "negation_gap": "Negation gap",
+    "negation_in_options_coherence": "Negation coherence (NOT also in options)",
+    "negation_in_options_gap": "Negation gap (NOT also in options)", "steering_success": "Steering success",
+    "request_interference": "Request interference",
+}
+"""Human column heads of :data:`INVARIANCE_SUMMARY` (the metric names and meanings are listed above the tables)."""
+def framing_name(framing: str) -> str:
+    """A framing's human name with its code name, e.g. ``Typos in the state (`typos`)``."""
+    return f"{FRAMING_NAMES.get(framing, framing)} (`{framing}`)"
 
 
 def _framing_cell(scoring: Scoring, system: str, task: str, framing: str) -> str:
@@ -530,7 +543,12 @@ def _framing_cell(scoring: Scoring, system: str, task: str, framing: str) -> str
     change = scoring.get(system, INVARIANCE, task, f"accuracy_change:{framing}")
     flips = scoring.get(system, INVARIANCE, task, f"flip_rate:{framing}")
     delta = DASH if change is None or math.isnan(change.value) else f"{change.value:+.1f}"
-    return f"{_cell(accuracy)} ({delta}; flip {_cell(flips)})"
+    text = f"{_cell(accuracy)} ({delta}; flip {_cell(flips)})"
+    past = scoring.get(system, INVARIANCE, task, f"past_read_window:{framing}")
+    if past is not None and not math.isnan(past.value) and past.value > 0:
+        past_flips = scoring.get(system, INVARIANCE, task, f"flip_rate_past_window:{framing}")
+        text += f" [past the read window: {past.value:.0f}% of items, flip {_cell(past_flips)}]"
+    return text
 
 
 def invariance_markdown(scoring: Scoring) -> str:
@@ -545,17 +563,20 @@ def invariance_markdown(scoring: Scoring) -> str:
     if scoring.one_question:
         text += (f"\nAsked one question per request (no request interference): {', '.join(scoring.one_question)}; "
                  "their `together` items are the plain question asked again.\n")
-    header = ["System", *INVARIANCE_SUMMARY]
+    header = ["System", *(INVARIANCE_HEADINGS[m] for m in INVARIANCE_SUMMARY)]
     for task in [MACRO, *families]:
         rows = [[markdown_text(system), *[_cell(scoring.get(system, INVARIANCE, task, m)) for m in INVARIANCE_SUMMARY]]
                 for system in systems]
         text += f"\n## {'Macro over families' if task == MACRO else task}\n\n" + markdown_table(header, rows)
     for task in [MACRO, *families]:
         present = {e.metric for e in scoring.invariance if e.task == task}
-        rows = [[framing, *[_framing_cell(scoring, system, task, framing) for system in systems]]
+        rows = [[framing_name(framing), *[_framing_cell(scoring, system, task, framing) for system in systems]]
                 for framing in FRAMINGS if f"accuracy:{framing}" in present]
         title = "Every family" if task == MACRO else task
-        text += (f"\n## {title} by framing\n\nItem accuracy (change from plain; flip rate).\n\n"
+        text += (f"\n## {title} by framing\n\nItem accuracy (change from plain; flip rate). Irrelevant framings "
+                 "whose inserted text alone fills a system's declared read window (the model then reads none of the "
+                 "state after its opening) are left out of that flip rate and reported apart in brackets: "
+                 "[past the read window: share of items, their flip rate].\n\n"
                  + markdown_table(["Framing", *map(markdown_text, systems)], rows))
     return text
 

@@ -101,7 +101,7 @@ def scale_framed_layout(layout: TaskLayout) -> FramedLayout:
                                      f"{list(item.option_keys)} onto the plain member's {list(base_keys)}")
         base_column[i, : len(mapped)] = [base_keys.index(k) for k in mapped]
     none = np.full(n, -1, dtype=np.int64)
-    return FramedLayout(layout, tuple(framings), plain, base_column, none, none)
+    return FramedLayout(layout, tuple(framings), plain, base_column, none, none, none, none)
 
 
 def _inputs(framed: FramedLayout, answers: TaskAnswers) -> dict[str, tuple[Any, ...]]:

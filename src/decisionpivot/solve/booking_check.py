@@ -204,6 +204,21 @@ def _request(lines: list[str]) -> _Request:
 _MINUTES = re.compile(r"(\d+) minutes")
 
 
+def _until_blank(lines: list[str]) -> list[str]:
+    """A state's last section: its lines up to the first blank line after it begins (what follows is no longer the
+    section - e.g. the paragraphs an ``irrelevant-*-after`` framing appends)."""
+    begun = False
+    out = []
+    for line in lines:
+        if not line.strip():
+            if begun:
+                break
+            continue
+        begun = True
+        out.append(line)
+    return out
+
+
 def solve(item: Item) -> str:
     if not isinstance(item.state, str):
         raise ValueError("booking_check states are text")
@@ -212,7 +227,7 @@ def solve(item: Item) -> str:
     staff = _staff(_section(state, "\nStaff directory:\n", "\nBooking conventions:\n"))
     rules = _section(state, "\nBooking conventions:\n", "\nConfirmed bookings:\n")
     slots = _bookings(_section(state, "\nConfirmed bookings:\n", "\nBooking request:\n"))
-    req = _request(state.split("\nBooking request:\n", 1)[1].splitlines())
+    req = _request(_until_blank(state.split("\nBooking request:\n", 1)[1].splitlines()))
 
     changeover = next(
         int(_MINUTES.search(r)[1])

@@ -63,6 +63,21 @@ class _Store:
         return sum(1 for p in self.docs if self.parent(p) == folder)
 
 
+def _until_blank(lines: list[str]) -> list[str]:
+    """A state's last section: its lines up to the first blank line after it begins (what follows is no longer the
+    section - e.g. the paragraphs an ``irrelevant-*-after`` framing appends)."""
+    begun = False
+    out = []
+    for line in lines:
+        if not line.strip():
+            if begun:
+                break
+            continue
+        begun = True
+        out.append(line)
+    return out
+
+
 def _parts(state: str) -> tuple[list[str], list[str], list[str]]:
     lines = state.splitlines()
     heading = next(h for h in ("Files before the agent started:", "Store at the start:") if h in lines)  # 1.3 / 1.2
@@ -71,7 +86,7 @@ def _parts(state: str) -> tuple[list[str], list[str], list[str]]:
     i_goal = lines.index("Goal:")
     i_trace = lines.index("Trace:")
     clean = [ln for ln in lines[i_store + 1 : i_ops] if ln.strip()]
-    return clean, [ln for ln in lines[i_goal + 1 : i_trace] if ln.strip()], lines[i_trace + 1 :]
+    return clean, [ln for ln in lines[i_goal + 1 : i_trace] if ln.strip()], _until_blank(lines[i_trace + 1 :])
 
 
 def _load(store_lines: list[str]) -> _Store:

@@ -215,6 +215,21 @@ _RULE_LINE = re.compile(r"(R\d+)\. (.+)")
 _BATCH_HEAD = re.compile(r"Batch \(\d+ records\):")
 
 
+def _until_blank(lines: list[str]) -> list[str]:
+    """A state's last section: its lines up to the first blank line after it begins (what follows is no longer the
+    section - e.g. the paragraphs an ``irrelevant-*-after`` framing appends)."""
+    begun = False
+    out = []
+    for line in lines:
+        if not line.strip():
+            if begun:
+                break
+            continue
+        begun = True
+        out.append(line)
+    return out
+
+
 def solve(item: Item) -> str:
     if not isinstance(item.state, str):
         raise ValueError("record_rule states are text")
@@ -222,7 +237,7 @@ def solve(item: Item) -> str:
     rules = [(m.group(1), m.group(2)) for ln in lines if (m := _RULE_LINE.fullmatch(ln))]
     lists = _lists(lines)
     start = next(k for k, ln in enumerate(lines) if _BATCH_HEAD.fullmatch(ln))
-    rows = _rows([ln for ln in lines[start + 1 :] if ln.strip()])
+    rows = _rows(_until_blank(lines[start + 1 :]))
     broken = [rid for rid, text in rules if _compile(text, lists)(rows)]
     if len(broken) > 1:
         raise ValueError(f"more than one rule is broken: {broken}")

@@ -138,7 +138,8 @@ def solve(item: Item) -> str:
     now = next(_minutes(f"{m.group(1)}:{m.group(2)}") for line in lines if (m := _NOW.search(line)))
     rules = _rules(lines[lines.index("Ordering rules:") + 1 :])
     cases = _cases(lines)
-    position = int(_ORDINAL.findall(lines[-1])[-1])
+    # the last line naming a position (text an irrelevant framing appends after it carries no digit)
+    position = int(next(found for line in reversed(lines) if (found := _ORDINAL.findall(line)))[-1])
     top, bottom = 0, len(rules.classes) - 1
 
     def sort_key(case: _Case) -> tuple[int, int, int, int, int]:
