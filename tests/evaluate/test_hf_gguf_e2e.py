@@ -121,7 +121,7 @@ def test_smollm2_gguf_through_the_hf_kind_to_dp_score(tmp_path: Path, capsys: py
     items = small_release(tmp_path / "items")
     runs, out = tmp_path / "runs", tmp_path / "reports"
     main(["evaluate", "--system", f"hf:{gguf_file}?device=cpu&batch_size=4&name=smollm2", "--items",
-          str(tmp_path / "items"), "--runs", str(runs)])
+          str(tmp_path / "items"), "--runs", str(runs), "--allow-modified-items"])  # three items: not a release
     records = {}
     for family in CHOSEN:
         for line in (runs / "smollm2" / f"{family}.jsonl").read_text().splitlines():
@@ -147,8 +147,9 @@ def test_smollm2_gguf_through_the_hf_kind_to_dp_score(tmp_path: Path, capsys: py
 
     capsys.readouterr()
     main(["score", "--runs", str(runs), "--items", str(tmp_path / "items"), "--reference", "", "--out", str(out),
-          "--resamples", "50", "--nofigures"])
-    assert "smollm2" in (out / "leaderboard.md").read_text()
+          "--resamples", "50", "--nofigures", "--allow-modified-items"])
+    leaderboard = (out / "leaderboard.md").read_text()
+    assert "smollm2" in leaderboard and "modified" in leaderboard.lower(), "the subset is read as modified items"
     scores = json.loads((out / "scores.json").read_text())
     accuracy = {r["task"]: r["value"] for r in scores
                 if r["system"] == "smollm2" and r["metric"] == "item_accuracy" and r["level"] is None}

@@ -117,3 +117,40 @@ def test_dp_score_and_dp_report_take_a_suite_beside_the_core(folders: dict[str, 
         capture_output=True, text=True, env=common, timeout=600)
     assert done.returncode == 0, done.stderr
     assert (out / "site" / "framings" / "fact_answerable.html").is_file()
+
+
+def test_a_framing_sent_as_its_plain_members_bytes_is_no_flip_and_says_so(folders: dict[str, Path]) -> None:
+    """Records say what reached the model (``request_sha256``). Where a framing's request was byte for byte its plain
+    member's, the framing never reached the model: its items are out of every flip rate (a flip rate of 0 there
+    would measure nothing), ``same_request:<framing>`` counts them and the table says so. Framings whose bytes
+    differ keep their flips."""
+    import hashlib
+
+    from decisionpivot.items import read_items
+
+    runs = folders["root"] / "runs-same-request"
+    write_runs(runs, folders["suite"], {"wording_reader": SYSTEMS["wording_reader"]})
+    for path in sorted((runs / "wording_reader").glob("*.jsonl")):
+        items = {item.id: item for item in read_items(folders["suite"] / path.name)}
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        for record in records:  # a wire that drops the wording: wording-1 is sent as the plain question
+            item = items[record["id"]]
+            framing = item.extra["framing"]
+            sent = "plain" if framing == "wording-1" else framing
+            record["request_sha256"] = hashlib.sha256(f"{item.extra['base']}|{sent}".encode()).hexdigest()
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = folders["root"] / "reports-same-request"
+    scoring = score_runs(runs, folders["suite"], None, out, resamples=20, tasks=(), figures=False,
+                         allow_modified_items=True)
+    value = {e.metric: e.value for e in scoring.invariance if e.task == MACRO and e.system == "wording_reader"}
+    assert value["same_request:wording-1"] == 100
+    assert value["same_request:wording-2"] == 0 == value["same_request:steering"]
+    assert "flip_rate:wording-1" not in value or value["flip_rate:wording-1"] != value["flip_rate:wording-1"]
+    assert value["flip_rate:wording-2"] > 0  # the wording reader still flips where the bytes differ
+    unsent = write_runs(folders["root"] / "runs-unrecorded", folders["suite"],
+                        {"wording_reader": SYSTEMS["wording_reader"]})
+    before = score_runs(unsent, folders["suite"], None, folders["root"] / "reports-unrecorded", resamples=20,
+                        tasks=(), figures=False, allow_modified_items=True)
+    flips = {e.metric: e.value for e in before.invariance if e.task == MACRO and e.system == "wording_reader"}
+    assert flips["flip_rate:wording-1"] > 0 and "same_request:wording-1" not in flips
+    assert "[same request as plain: 100% of items]" in (out / "invariance.md").read_text()

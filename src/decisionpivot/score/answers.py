@@ -88,8 +88,8 @@ class TaskAnswers:
     """``(n,)`` input tokens the server reported, NaN where not recorded (None: not read)."""
     request_sha256: tuple[str, ...] = ()
     """Per item, the SHA-256 of the request body the runner sent (``""`` where the record has none: a local
-    system, an older run, no record): what reached the model, byte for byte. Two framings of an item whose
-    requests are equal did not differ on the wire (:func:`same_request`)."""
+    system, an older run; ``()`` when no record has one): what reached the model, byte for byte. Two framings of
+    an item whose requests are equal did not differ on the wire (:func:`same_request`)."""
     restricted: int = 0
     """Error records whose reason is an input restriction."""
     transient: int = 0
@@ -371,7 +371,7 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
         closed=extra[:, 1],
         latency_s=extra[:, 2],
         input_tokens=extra[:, 3],
-        request_sha256=tuple(digests),
+        request_sha256=tuple(digests) if any(digests) else (),
         restricted=restricted,
         transient=len(transient),
         meta=meta,

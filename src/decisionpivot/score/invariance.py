@@ -19,7 +19,9 @@ accuracies count failed predictions as wrong, as the core track does.
 ``negation`` (``NOT`` in the question only, bare options) is compared with the ``options-bare`` member, which differs
 from it in that word alone; ``negation-in-options`` with the plain member. A system whose run meta declares a read
 window (``read_window_tokens``) has its irrelevant-before items whose inserted text alone fills the window reported
-apart (:func:`past_read_window`): out of the flip rates, with their own share and flip rate.
+apart (:func:`past_read_window`): out of the flip rates, with their own share and flip rate. Items whose recorded
+request body (``request_sha256``) is byte for byte their plain member's never received their framing: they are out
+of every flip rate too, counted by ``same_request:<framing>``.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from decisionpivot.frame.framings import (
     TOGETHER,
 )
 from decisionpivot.items import render_state
-from decisionpivot.score.answers import TaskAnswers
+from decisionpivot.score.answers import TaskAnswers, same_request
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, unit_weights
 from decisionpivot.score.layout import POSITIVE_KEY, TaskLayout
 from decisionpivot.score.metrics import Weights, pair_accuracy, weighted_sum
@@ -82,6 +84,9 @@ INVARIANCE_METRICS: dict[str, str] = {
                                   "its opening",
     "flip_rate_past_window:<framing>": "flip rate among those items past the read window (truncation, reported "
                                        "apart)",
+    "same_request:<framing>": "share of the framing's answered items whose request body was byte for byte the plain "
+                              "member's (records' request_sha256): the framing never reached the model, so those "
+                              "items are left out of every flip rate",
 }
 """Metric -> meaning; ``<framing>`` is one of :data:`FRAMINGS`. Every value is on the 0-100 scale."""
 HEADLINE = ("robust_pair_accuracy", "flip_rate")
@@ -326,6 +331,8 @@ class SystemView:
     """``(n,)`` the item's state continuation lies past the system's declared read window (:func:`past_read_window`)."""
     read_window: int | None = None
     """The read window (tokens) the run declares, or None."""
+    sent_as_plain: np.ndarray | None = None
+    """``(n,)`` the item's recorded request body was byte for byte its plain member's (None: no digests recorded)."""
 
 
 def system_view(framed: FramedLayout, answers: TaskAnswers) -> SystemView:
@@ -338,8 +345,9 @@ def system_view(framed: FramedLayout, answers: TaskAnswers) -> SystemView:
     one = answers.meta.get("questions_per_request") == ONE_QUESTION
     window = read_window(answers.meta)
     past = past_read_window(framed.pieces_before, window)
+    sent_as_plain = same_request(answers.request_sha256, framed.plain) if answers.request_sha256 else None
     return SystemView(answers.correct, usable, predicted, plain_predicted, mapped, one,
-                      np.asarray(answers.failed, dtype=bool), past, window)
+                      np.asarray(answers.failed, dtype=bool), past, window, sent_as_plain)
 
 
 def read_window(meta: Mapping[str, Any]) -> int | None:
@@ -355,6 +363,8 @@ def _metric_inputs(framed: FramedLayout, view: SystemView) -> dict[str, tuple[An
     is_plain = framed.mask(PLAIN)
     framed_items = ~is_plain & ~framed.mask(TOGETHER)
     within = ~view.past_window
+    reached = ~view.sent_as_plain if view.sent_as_plain is not None else np.ones(layout.size, dtype=bool)
+    within = within & reached
     inputs: dict[str, tuple[Any, ...]] = {
         "robust_pair_accuracy": (robust_pair_accuracy, view.correct, layout.group_index),
         "plain_pair_accuracy": (_plain_pair_accuracy, view.correct, layout.group_index, is_plain),
@@ -388,11 +398,13 @@ def _metric_inputs(framed: FramedLayout, view: SystemView) -> dict[str, tuple[An
             inputs[f"accuracy_change:{framing}"] = (accuracy_change, view.correct, mask, is_plain)
             inputs[f"flip_rate:{framing}"] = (flip_rate, view.predicted, view.plain_predicted,
                                               mask & view.usable & within)
+            if view.sent_as_plain is not None:
+                inputs[f"same_request:{framing}"] = (share, view.sent_as_plain, mask & ~view.failed)
         if view.read_window is not None and framing in IRRELEVANT_LENGTHS and framing not in IRRELEVANT_AFTER:
             past = mask & view.past_window  # reported for every such family (0 too), so the macro is over all
             inputs[f"past_read_window:{framing}"] = (share, past, mask)
             inputs[f"flip_rate_past_window:{framing}"] = (flip_rate, view.predicted, view.plain_predicted,
-                                                          past & view.usable)
+                                                          past & view.usable & reached)
     return inputs
 
 

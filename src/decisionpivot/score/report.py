@@ -548,6 +548,9 @@ def _framing_cell(scoring: Scoring, system: str, task: str, framing: str) -> str
     if past is not None and not math.isnan(past.value) and past.value > 0:
         past_flips = scoring.get(system, INVARIANCE, task, f"flip_rate_past_window:{framing}")
         text += f" [past the read window: {past.value:.0f}% of items, flip {_cell(past_flips)}]"
+    same = scoring.get(system, INVARIANCE, task, f"same_request:{framing}")
+    if same is not None and not math.isnan(same.value) and same.value > 0:
+        text += f" [same request as plain: {same.value:.0f}% of items]"
     return text
 
 
@@ -576,7 +579,9 @@ def invariance_markdown(scoring: Scoring) -> str:
         text += (f"\n## {title} by framing\n\nItem accuracy (change from plain; flip rate). Irrelevant framings "
                  "whose inserted text alone fills a system's declared read window (the model then reads none of the "
                  "state after its opening) are left out of that flip rate and reported apart in brackets: "
-                 "[past the read window: share of items, their flip rate].\n\n"
+                 "[past the read window: share of items, their flip rate]. Items whose request body was byte for "
+                 "byte their plain member's never received the framing: they are out of the flip rate too, and "
+                 "their share is given as [same request as plain].\n\n"
                  + markdown_table(["Framing", *map(markdown_text, systems)], rows))
     return text
 
