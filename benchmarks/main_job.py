@@ -39,14 +39,14 @@ class LoadSampler(threading.Thread):
 
     def __init__(self, every: float = 5.0) -> None:
         super().__init__(daemon=True)
-        self.every, self.samples, self._stop = every, [os.getloadavg()[0]], threading.Event()
+        self.every, self.samples, self._stopped = every, [os.getloadavg()[0]], threading.Event()
 
     def run(self) -> None:
-        while not self._stop.wait(self.every):
+        while not self._stopped.wait(self.every):
             self.samples.append(os.getloadavg()[0])
 
     def stop(self) -> tuple[float, float]:
-        self._stop.set()
+        self._stopped.set()
         self.join()
         return sum(self.samples) / len(self.samples), max(self.samples)
 

@@ -82,6 +82,26 @@ def test_stages_are_the_package_verbs_and_the_fresh_copy_test_covers_all() -> No
     assert set(stages) - upstream - CALIBRATION - BASELINES == set(STAGES)
 
 
+def test_the_lock_holds_only_stages_the_pipeline_defines() -> None:
+    """DVC keeps a removed stage's entry in dvc.lock: 160 stale entries of per-family and per-heuristic stages made
+    it 5,239 lines, which DVC reads and rewrites after every stage of `dvc repro` (about 0.8 s each time)."""
+    stages = _load("dvc.yaml")["stages"]
+    params = _load("params.yaml")
+    defined = set()
+    for name, stage in stages.items():
+        if "foreach" not in stage:
+            defined.add(name)
+            continue
+        values = stage["foreach"]
+        if isinstance(values, str):  # ${section.key}: a list in params.yaml
+            node: object = params
+            for part in values.strip("${}").split("."):
+                node = node[part]  # type: ignore[index]
+            values = node
+        defined |= {f"{name}@{value}" for value in values}
+    assert set(_load("dvc.lock")["stages"]) <= defined, sorted(set(_load("dvc.lock")["stages"]) - defined)
+
+
 def test_no_stage_reads_the_reference_folder() -> None:
     """Reference items come from official files outside the repository, so they are no pipeline input: the
     stages whose verbs would read datasets/reference by default read the reconstruct stages' outputs instead

@@ -229,9 +229,9 @@ class ReferenceVerbs:
             if manifest.get("scale") and scale_dir is not None:
                 from decisionpivot.item_hashes import record_released_scale
 
-                released.append(record_released_scale(scale_dir))
+                released.append(record_released_scale(Path(scale_dir)))
                 if framed_dir is not None and manifest["scale"].get("framings"):
-                    released.append(record_released_scale(framed_dir, framed=True))
+                    released.append(record_released_scale(Path(framed_dir), framed=True))
             print(f"recorded the expected manifest in {record_expected_manifest(manifest)} and the released items' "
                   f"hashes in {' and '.join(map(str, released))} (commit them)")
         elif (expected_manifest() or {}).get("digest") != manifest["digest"]:
