@@ -186,7 +186,8 @@ def evaluate_system(
     names = list(tasks) if tasks else list(files)
     unknown = [t for t in names if t not in files]
     if unknown:
-        raise DecisionPivotError(f"{items_dir}: no items file for task(s) {unknown}; available: {sorted(files)}")
+        raise DecisionPivotError(f"{items_dir}: no items file for task(s) {', '.join(unknown)}; available: "
+                                 f"{', '.join(sorted(files))}")
     if system.families is not None:
         names = [t for t in names if t in system.families]
         if not names:
