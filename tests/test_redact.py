@@ -80,3 +80,16 @@ def test_redacting_stream_redacts_every_write_and_delegates_the_rest() -> None:
     assert stream.write(f"a {HF}\n") == len(f"a {HF}\n")
     stream.writelines([f"b {SK}\n", "c\n"])
     assert inner.getvalue() == f"a {MARK}\nb {MARK}\nc\n" and stream.isatty() is False
+
+
+def test_a_value_attached_to_a_short_option_is_hashed() -> None:
+    """Red team, wave 5: `-pHUNTER2` (a value glued to a short option, as mysql takes a password) matched the pattern
+    of an option's name and was written in clear; only one-letter short options and long names are names."""
+    from decisionpivot.redact import written_command
+
+    shown = written_command(["{python}", "-m", "server", "-pHUNTER2", "-uuser:pass", "--key", "SECRET",
+                             "--db=postgres://u:PW@h/db", "-k"])
+    assert shown[:2] == ["{python}", "-m"] and "--key" in shown and "-k" in shown
+    text = " ".join(shown)
+    for secret in ("HUNTER2", "user:pass", "SECRET", "PW@h"):
+        assert secret not in text, (secret, shown)

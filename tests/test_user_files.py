@@ -376,3 +376,14 @@ def test_an_edited_map_is_refused_in_one_line(tmp_path: Path, edit: str) -> None
     path.write_text(json.dumps(record), encoding="utf-8")
     one_line_naming(path, lambda: read_map(path))
 
+
+
+def test_a_yaml_merge_key_is_refused(tmp_path: Path) -> None:
+    """Red team, wave 5: `wrong: 50` then `<<: {wrong: 7}` priced at 50 without a word (a merged key gives way to
+    the mapping's own); a key given twice is refused, so a merge is too, naming the line."""
+    from decisionpivot.data_file import read_yaml_document
+
+    path = tmp_path / "costs.yaml"
+    path.write_text("wrong: 50\n<<: {wrong: 7, escalated: 2}\n")
+    with pytest.raises(DecisionPivotError, match=r"costs.yaml:2: a YAML merge key"):
+        read_yaml_document(path, "costs file")

@@ -123,7 +123,10 @@ def _node_lines(path: Path, root: Any, error: type[DecisionPivotError]) -> dict[
             for key, value in node.value:
                 name = str(key.value) if isinstance(key, yaml.ScalarNode) else f"<{key.id}>"
                 line = key.start_mark.line + 1
-                if name in first and name != "<<":
+                if name == "<<" and isinstance(key, yaml.ScalarNode) and key.tag.endswith(":merge"):
+                    raise error(f"{path}:{line}: a YAML merge key (<<) under {'.'.join(where) or 'the top level'!r}: "
+                                "its keys would give way silently to the mapping's own; write them out")
+                if name in first:
                     shown = ".".join((*where, name))
                     raise error(f"{path}:{line}: key {shown!r} given twice (first on line {first[name]}): one "
                                 "value would be dropped silently")

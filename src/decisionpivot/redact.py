@@ -188,8 +188,9 @@ def written_value(value: Any, salt: str) -> Any:
     return hashed(value if isinstance(value, str) else json.dumps(value), salt)
 
 
-_OPTION = re.compile(r"-{1,2}[A-Za-z][A-Za-z0-9_.-]*")
-"""An option's name on a command line (``-k``, ``--api-key``): a name, written in clear."""
+_OPTION = re.compile(r"--[A-Za-z][A-Za-z0-9_.-]*|-[A-Za-z]")
+"""An option's name on a command line (``-k``, ``--api-key``): a name, written in clear. A short option is one
+letter: ``-pSECRET`` (mysql's form, a value attached to ``-p``) is a value, written hashed."""
 PLACEHOLDERS = ("{port}", "{python}")
 """The words of a ``serve:`` command dp fills in itself: written as they are."""
 

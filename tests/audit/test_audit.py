@@ -202,7 +202,8 @@ def test_reports_are_the_same_bytes_for_any_number_of_processes_threads_kernel_a
         out = tmp_path / f"reports-{jobs}"
         env = {**_blas_env(threads, kernel), "PYTHONHASHSEED": hash_seed}
         result = subprocess.run([*run, "audit", "--items", str(items), "--params", str(params), "--jobs", str(jobs),
-                                 "--out", str(out)], env=env, capture_output=True, text=True)
+                                 "--out", str(out), "--allow-modified-items"],  # a subset of the release
+                                env=env, capture_output=True, text=True)
         assert result.returncode == 0, result.stdout + result.stderr
         reports.append(((out / "audit.json").read_bytes(), (out / "audit.md").read_bytes()))
     assert reports[0] == reports[1]
@@ -246,3 +247,41 @@ def test_a_params_file_named_must_exist_and_name_known_heuristics(tmp_path: Path
         AuditLimits.from_params(params)
     params.write_text("score: {resamples: 10}\n", encoding="utf-8")
     assert AuditLimits.from_params(params) == AuditLimits()
+
+
+def test_dp_audit_refuses_edited_items_and_states_the_flag(tmp_path: Path) -> None:
+    """Red team, wave 5: `dp audit` read a released file with one gold flipped (its manifest re-written or not)
+    and reported on it without a word, while verify, evaluate and score refused it. It now goes through the same
+    rule (item_origin): refused naming the file, or read with --allow-modified-items, which audit.json, audit.md
+    and stderr then state."""
+    import shutil
+
+    from decisionpivot.generate.run import rebuild_manifest
+
+    items = tmp_path / "items"
+    run = [sys.executable, "-m", "decisionpivot.cli"]
+    assert subprocess.run([*run, "generate", "--families", "goal_check", "--out", str(items)],
+                          capture_output=True).returncode == 0
+    path = items / "goal_check.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    record = json.loads(lines[0])
+    record["answer"] = "yes" if record["answer"] == "no" else "no"
+    lines[0] = json.dumps(record) + "\n"
+    path.write_text("".join(lines))
+    rewritten = tmp_path / "rewritten"
+    shutil.copytree(items, rewritten)
+    from decisionpivot import RELEASE_SEED
+
+    rebuild_manifest(rewritten, RELEASE_SEED, ["goal_check"])
+    for folder in (items, rewritten):
+        out = tmp_path / f"reports-{folder.name}"
+        refused = subprocess.run([*run, "audit", "--items", str(folder), "--out", str(out), "--jobs", "1"],
+                                 capture_output=True, text=True, timeout=600)
+        assert refused.returncode == 2 and "goal_check.jsonl" in refused.stderr, refused.stderr
+        assert "--allow-modified-items" in refused.stderr and not (out / "audit.json").exists()
+        read = subprocess.run([*run, "audit", "--items", str(folder), "--out", str(out), "--jobs", "1",
+                               "--allow-modified-items"], capture_output=True, text=True, timeout=600)
+        assert read.returncode == 0, read.stderr
+        assert "--allow-modified-items" in read.stderr
+        assert "goal_check" in json.loads((out / "audit.json").read_text())["modified_items"]
+        assert "Items read with --allow-modified-items" in (out / "audit.md").read_text()

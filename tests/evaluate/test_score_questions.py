@@ -220,3 +220,20 @@ def test_the_decision_pipeline_answers_a_score_question_in_process(tmp_path: Pat
     expected_score = sum(int(k) * v for k, v in record["p"].items())
     assert record["interface_score"] == pytest.approx(expected_score, abs=1e-6)
     assert 0 <= record["interface_confidence"] <= 1
+
+
+def test_a_level_index_written_otherwise_is_no_answer() -> None:
+    """Red team, wave 5: a reply keyed "0" and "00" (or " 1", "01") folded both onto level 0, the later value
+    overwriting the earlier, and a sum of 1.5 became a certain answer. Only the indices as System One writes them,
+    ``str(i)``, name a level; anything else is no distribution (the record is transient, never an answer)."""
+    import pytest as _pytest
+
+    from decisionpivot.evaluate.questions import DecisionQuestion, from_levels
+    from decisionpivot.probability import ProbabilityError
+
+    question = DecisionQuestion("score", "state", "How severe?", (("0", "Low"), ("1", "Mid"), ("2", "High")))
+    assert from_levels(question, {"0": 0.2, "1": 0.3, "2": 0.5}, 1e-6) == {"0": 0.2, "1": 0.3, "2": 0.5}
+    for reply in ({"0": 0.5, "1": 0, "2": 0, "00": 1.0}, {"01": 1.0, "0": 0.0, "2": 0.0}, {" 1": 1.0},
+                  {"²": 1.0, "0": 0.0}, {"0": 0.0, "1": 0.0, "2": 1.0, "3": 0.0}):
+        with _pytest.raises(ProbabilityError):
+            from_levels(question, reply, 1e-6)

@@ -269,3 +269,31 @@ def test_normalised_rows_equals_its_loop_definition() -> None:
             values = [v / peak for v in values]
             total = sum(values)
         np.testing.assert_allclose(got[row], [v / total for v in values], rtol=1e-12)
+
+
+def test_a_transient_record_is_no_answer_whatever_else_it_holds(tmp_path: Path, layout: TaskLayout) -> None:
+    """Red team, wave 5: a record marked ``"transient": true`` that also held ``p`` was scored as the model's answer
+    (a server outage turned into answers by hand). Transient means asked again, never scored; a flag that is not a
+    boolean is refused."""
+    gold = {item.id: item.answer for item in make_items()}
+    first = "policy_case:00001"
+    answers = read(tmp_path, layout, [{"id": first, "p": {gold[first]: 1.0}, "transient": True}])
+    assert answers.transient == 1 and not answers.answered.any()
+    assert not answers.correct.any()
+    for flag in ("yes", 1, 0):
+        path = answer_file(tmp_path, layout, [{"id": first, "p": {gold[first]: 1.0}, "transient": flag}])
+        with pytest.raises(AnswerFileError, match="'transient' must be true or false"):
+            read_task_answers(path, layout, "sys")
+    assert read(tmp_path, layout, [{"id": first, "p": {gold[first]: 1.0}, "transient": False}]).answered.sum() == 1
+
+
+@pytest.mark.parametrize("line", ['{"id": "policy_case:00002", "p": {"deny": 1.0, "deny": 0.0, "allow": 1.0}}',
+                                  '{"id": "policy_case:00002", "p": {"deny": 1.0}, "p": {"allow": 1.0}}',
+                                  '{"id": "policy_case:00002", "id": "policy_case:00003", "p": {"deny": 1.0}}'])
+def test_a_key_given_twice_in_a_record_is_refused(tmp_path: Path, layout: TaskLayout, line: str) -> None:
+    """Red team, wave 5: JSON keeps the last of two equal keys, so a hand-edited record answered what its last
+    value said; the reader refuses it, naming the line and the key, as the user-file schemas do."""
+    path = answer_file(tmp_path, layout, [{"id": "policy_case:00001", "p": {"deny": 1}}])
+    path.write_text(path.read_text() + line + "\n")
+    with pytest.raises(AnswerFileError, match=r":2: key '(p|id|deny)' given twice"):
+        read_task_answers(path, layout, "sys")

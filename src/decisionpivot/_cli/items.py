@@ -184,6 +184,7 @@ class ItemVerbs:
         families: str | Sequence[str] | None = None,
         train_seed: int | None = None,
         jobs: int | None = None,
+        allow_modified_items: bool = False,
     ) -> None:
         """Shortcut audit: content-blind probes, family heuristics, balance and hygiene.
 
@@ -204,6 +205,8 @@ class ItemVerbs:
           train_seed: train the probes on a fresh draw with this seed and test them on the items,
             instead of cross-validating on the items.
           jobs: worker processes (default: one per CPU); the reports are the same bytes for any number.
+          allow_modified_items: audit items files this package neither re-derives nor released (a draw edited by
+            hand, a subset); audit.json, audit.md and stderr then say so. Without it such a folder is refused.
         """
         from decisionpivot.audit.run import audit_command
 
@@ -211,6 +214,7 @@ class ItemVerbs:
         if params is None and Path("params.yaml").is_file():
             params = "params.yaml"
         out = default_out("audit", out, "reports")
-        if not audit_command(folder, name_list(families), params, Path(out), train_seed, jobs) and strict:
+        if not audit_command(folder, name_list(families), params, Path(out), train_seed, jobs,
+                             bool(allow_modified_items)) and strict:
             print("audit FAILED (--strict)", file=sys.stderr)
             raise SystemExit(1)

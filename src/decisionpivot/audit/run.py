@@ -387,12 +387,23 @@ def print_family_line(report: Mapping[str, Any]) -> None:
 
 
 def audit_command(folder: Path, names: Sequence[str] | None, params: str | Path | None, out: Path,
-                  train_seed: int | None = None, jobs: int | None = None) -> bool:
-    """``dp audit``: audit the folder, print a line per family, write the reports; True when the gate passes."""
+                  train_seed: int | None = None, jobs: int | None = None,
+                  allow_modified_items: bool | None = None) -> bool:
+    """``dp audit``: audit the folder, print a line per family, write the reports; True when the gate passes.
+
+    ``allow_modified_items`` (``dp audit`` passes it, False by default): every items file audited goes through
+    :func:`decisionpivot.item_origin.accept_items_file` first, as for every verb that reads items - refused unless
+    re-derived or released, or read under the flag, which the reports and stderr then state. None checks nothing
+    (callers that audit a draw they made themselves)."""
     limits = AuditLimits.from_params(params)
+    note = None
+    if allow_modified_items is not None:
+        note = _modified_items_note(folder, names, allow_modified_items)
+        if note:
+            print(f"note: {note}", file=sys.stderr)
     reports = audit_folder(folder, names, limits, None if train_seed is None else int(train_seed), jobs,
                            print_family_line)
-    json_path, md_path = write_reports(reports, out, limits, str(folder))
+    json_path, md_path = write_reports(reports, out, limits, str(folder), note)
     print(f"wrote {json_path} and {md_path}")
     return not any(r["failures"] for r in reports)
 
@@ -408,11 +419,32 @@ def portable(value: Any) -> Any:
     return value
 
 
-def write_reports(reports: Sequence[dict[str, Any]], out: Path, limits: AuditLimits, source: str) -> tuple[Path, Path]:
-    """reports/audit.json and reports/audit.md."""
+def _modified_items_note(folder: Path, names: Sequence[str] | None, allow_modified: bool) -> str | None:
+    """The note of items read only under ``--allow-modified-items`` (None when every file is re-derived or
+    released); :class:`~decisionpivot.item_hashes.ModifiedItemsError` for a file refused without the flag."""
+    from decisionpivot.generate.run import read_manifest
+    from decisionpivot.item_origin import accept_items_file, modified_note
+    from decisionpivot.items import sha256_file
+
+    manifest = read_manifest(folder)
+    checks = []
+    for name in list(names) if names else list(manifest["families"]):
+        entry = manifest["families"].get(name)
+        if entry is None:
+            continue  # audit_folder names the unknown family
+        path = folder / entry["file"]
+        checks.append((name, accept_items_file(path, sha256_file(path), allow_modified, name)))
+    return modified_note(checks)
+
+
+def write_reports(reports: Sequence[dict[str, Any]], out: Path, limits: AuditLimits, source: str,
+                  modified_note: str | None = None) -> tuple[Path, Path]:
+    """reports/audit.json and reports/audit.md (with ``modified_note``: its sentence in both)."""
     payload = {"items": source, "limits": {**limits.__dict__, "heuristic_limits": dict(limits.heuristic_limits)},
                "bootstrap": {"seed": BOOTSTRAP_SEED, "resamples": RESAMPLES, "unit": "contrast group"},
                "families": list(reports), "passed": not any(r["failures"] for r in reports)}
+    if modified_note:
+        payload["modified_items"] = modified_note
     payload = portable(payload)
     json_path, md_path = out / "audit.json", out / "audit.md"
     atomic_write_bytes(json_path, (json.dumps(payload, indent=2) + "\n").encode())
@@ -425,7 +457,9 @@ def _pct(x: float) -> str:
 
 
 def render_markdown(payload: Mapping[str, Any]) -> str:
-    lines = ["# Shortcut audit", "", f"Items: `{payload['items']}`. Intervals: 95% percentile bootstrap over "
+    modified = [f"**{payload['modified_items']}**", ""] if payload.get("modified_items") else []
+    lines = ["# Shortcut audit", "", *modified,
+             f"Items: `{payload['items']}`. Intervals: 95% percentile bootstrap over "
              f"contrast groups ({payload['bootstrap']['resamples']} resamples, seed {payload['bootstrap']['seed']}). "
              "Probes are logistic regressions trained with GroupKFold over contrast groups; *margin* = item "
              "accuracy minus the larger of uniform-guess and majority-position accuracy (points).", "",

@@ -130,11 +130,14 @@ def level_parts(meaning_text: str) -> tuple[str, str]:
 
 def from_levels(question: DecisionQuestion, by_index: Mapping[str, Any], tolerance: float) -> dict[str, float]:
     """A score answer keyed by level index (``"0"`` = the first level listed) as option probabilities: index i is the
-    listed option key at i. An index the question has not got, or a missing one, is no distribution (ProbabilityError
-    from :func:`decisionpivot.probability.distribution`)."""
+    listed option key at i. An index the question has not got, one written otherwise than ``str(i)`` (``"00"``,
+    ``"01"``, ``" 1"``, ``"²"``: two of them would fall on one level, the later value silently overwriting the
+    earlier), or a missing one, is no distribution (ProbabilityError from
+    :func:`decisionpivot.probability.distribution`)."""
     keys = [key for key, _ in question.options]
-    named = {(keys[int(index)] if isinstance(index, str) and index.isdigit() and int(index) < len(keys)
-              else f"level {index}"): value for index, value in by_index.items()}
+    index_of = {str(i): key for i, key in enumerate(keys)}
+    named = {index_of.get(index, f"level {index}") if isinstance(index, str) else f"level {index}": value
+             for index, value in by_index.items()}
     return distribution(named, keys, tolerance)
 
 

@@ -225,6 +225,19 @@ def _optional_fields(record: dict[str, Any], where: str) -> tuple[float, ...]:
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
+class _RepeatedKey(ValueError):
+    """A JSON object of an answer file names one key twice."""
+
+
+def _object_without_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` object hook: the object, refused when a key repeats (the plain reader keeps the last value)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        raise _RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
+    return out
+
+
 def same_request(digests: Sequence[str], plain: np.ndarray) -> np.ndarray:
     """``(n,)`` True where item ``i``'s recorded request is byte-identical to that of item ``plain[i]`` (its plain
     member; -1 where it has none): the framing changed nothing the model received. False where either request is
@@ -285,7 +298,10 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
     with handle:
         for number, line in enumerate(handle, start=1):
             try:
-                record = json.loads(line)
+                record = json.loads(line, object_pairs_hook=_object_without_repeated_keys)
+            except _RepeatedKey as exc:
+                raise AnswerFileError(f"{path}:{number}: key {exc.args[0]!r} given twice in one object (one value "
+                                      "would be dropped silently)") from None
             except json.JSONDecodeError as exc:
                 raise AnswerFileError(
                     f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})"
@@ -319,10 +335,13 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
                         raise AnswerFileError(f"{path}:{number}: field {REQUEST_DIGEST!r} must be a SHA-256 in 64 "
                                               f"lower-case hex digits or null, found {digest!r}")
                     digests[i] = digest
+            flag = record.get("transient")
+            if flag is not None and type(flag) is not bool:
+                raise AnswerFileError(f"{path}:{number}: field 'transient' must be true or false, found {flag!r}")
+            if flag:  # no answer, whatever else the record holds: asked again by the next run, never scored
+                transient.append(i)
+                continue
             if record.get("error") is not None:
-                if record.get("transient") is True:
-                    transient.append(i)
-                    continue
                 error_records += 1
                 restricted += str(record["error"]).startswith(INPUT_RESTRICTION)
                 continue
