@@ -387,3 +387,22 @@ def test_a_yaml_merge_key_is_refused(tmp_path: Path) -> None:
     path.write_text("wrong: 50\n<<: {wrong: 7, escalated: 2}\n")
     with pytest.raises(DecisionPivotError, match=r"costs.yaml:2: a YAML merge key"):
         read_yaml_document(path, "costs file")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=st.text(min_size=1, max_size=8), depth=st.integers(0, 3))
+def test_a_json_key_given_twice_is_refused_at_any_depth(tmp_path: Path, key: str, depth: int) -> None:
+    """JSON keeps the last of two equal keys without a word; every JSON file the package reads (meta files,
+    manifests: read_json_file) and every answer record goes through one hook that refuses it, at any depth."""
+    from decisionpivot.data_file import read_json_file
+
+    inner = "{" + f"{json.dumps(key)}: 1, {json.dumps(key)}: 2" + "}"
+    for _ in range(depth):
+        inner = '{"a": [' + inner + "]}"
+    path = tmp_path / "meta.json"
+    path.write_text(inner, encoding="utf-8")
+    with pytest.raises(DecisionPivotError, match="given twice"):
+        read_json_file(path, "meta file")
+    path.write_text(inner.replace(": 2", ": 2, " + json.dumps(key + "x") + ": 3").replace(
+        f"{json.dumps(key)}: 2", f"{json.dumps(key + 'y')}: 2"), encoding="utf-8")
+    read_json_file(path, "meta file")  # distinct keys read as they are

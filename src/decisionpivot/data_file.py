@@ -50,12 +50,31 @@ def read_text_file(path: str | Path, what: str, error: type[DecisionPivotError] 
     return text.replace("\r\n", "\n").replace("\r", "\n")  # as reading in text mode (universal newlines) did
 
 
+class RepeatedKeyError(ValueError):
+    """A JSON object names one key twice (``args[0]``: the key)."""
+
+
+def object_without_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook`` for files a user may edit: the object, or :class:`RepeatedKeyError`
+    when a key repeats (the plain reader keeps the last value without a word)."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise RepeatedKeyError(key)
+        seen.add(key)
+    return dict(pairs)
+
+
 def read_json_file(path: str | Path, what: str, error: type[DecisionPivotError] = DecisionPivotError) -> Any:
-    """The parsed content of the JSON file ``path``; the failures of :func:`read_text_file`, and not valid JSON
-    (line and column) or nested too deeply for the parser, raise ``error`` naming the file."""
+    """The parsed content of the JSON file ``path``; the failures of :func:`read_text_file`, not valid JSON
+    (line and column), a key given twice in one object or nesting too deep for the parser raise ``error`` naming
+    the file."""
     text = read_text_file(path, what, error)
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=object_without_repeated_keys)
+    except RepeatedKeyError as exc:
+        raise error(f"{path}: key {exc.args[0]!r} given twice in one object: one value would be dropped "
+                    "silently") from None
     except json.JSONDecodeError as exc:
         raise error(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}, column {exc.colno})") from None
     except RecursionError:

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from decisionpivot.data_file import read_json_file
+from decisionpivot.data_file import RepeatedKeyError, object_without_repeated_keys, read_json_file
 from decisionpivot.errors import DecisionPivotError, unknown_names
 from decisionpivot.evaluate.kinds import INPUT_RESTRICTION, REQUEST_DIGEST
 from decisionpivot.probability import ProbabilityError, distribution
@@ -225,19 +225,6 @@ def _optional_fields(record: dict[str, Any], where: str) -> tuple[float, ...]:
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-class _RepeatedKey(ValueError):
-    """A JSON object of an answer file names one key twice."""
-
-
-def _object_without_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json.loads`` object hook: the object, refused when a key repeats (the plain reader keeps the last value)."""
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen: set[str] = set()
-        raise _RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
-    return out
-
-
 def same_request(digests: Sequence[str], plain: np.ndarray) -> np.ndarray:
     """``(n,)`` True where item ``i``'s recorded request is byte-identical to that of item ``plain[i]`` (its plain
     member; -1 where it has none): the framing changed nothing the model received. False where either request is
@@ -298,8 +285,8 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
     with handle:
         for number, line in enumerate(handle, start=1):
             try:
-                record = json.loads(line, object_pairs_hook=_object_without_repeated_keys)
-            except _RepeatedKey as exc:
+                record = json.loads(line, object_pairs_hook=object_without_repeated_keys)
+            except RepeatedKeyError as exc:
                 raise AnswerFileError(f"{path}:{number}: key {exc.args[0]!r} given twice in one object (one value "
                                       "would be dropped silently)") from None
             except json.JSONDecodeError as exc:
