@@ -127,3 +127,50 @@ def test_probe_table_with_a_training_draw_tests_on_the_items() -> None:
     assert set(table) == {p.name for p in PROBES} and all(len(v) == len(items) for v in table.values())
     alone = probe_table(items, train, probes=(_probe("bag_of_words"),))
     assert alone["bag_of_words"].tolist() == table["bag_of_words"].tolist()
+
+
+_FOLD_SCORES = """
+import json, sys
+import numpy as np
+from decisionpivot.audit.probes import PROBES, _folds, gold_position, lbfgs_logistic_scores, tfidf_fold
+from decisionpivot.audit.terms import Tokens
+from decisionpivot.generate.run import draw_family
+from decisionpivot.items import render_state
+name, probe_name, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+items = list(draw_family(name, seed).items)
+probe = next(p for p in PROBES if p.name == probe_name)
+documents = probe.features(items, [render_state(i.state) for i in items])
+counts = Tokens.of(documents).term_counts(probe.ngram)
+gold = np.array([gold_position(i) for i in items])
+out = []
+for train, test in _folds(items, None):
+    x_train, x_test = tfidf_fold(counts, train, test)
+    out.append(lbfgs_logistic_scores(x_train, gold[train], x_test)[1].tolist())
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize(("family", "probe_name", "seed"), [
+    ("clause_change", "bag_of_words", 1),  # 3 classes in the span: 6e-6 apart when stopped at 1e-4
+    ("triage_order", "bag_of_words", 20261007),  # up to 10 classes: 1.5e-7 apart when stopped at 1e-4
+])
+def test_a_fit_gives_the_same_scores_on_another_kernel_and_thread_count(family: str, probe_name: str,
+                                                                        seed: int) -> None:
+    """Each fit is solved to its optimum, so two OpenBLAS kernels and thread counts (which sum in other orders)
+    give the same scores to 1e-8, far below the rounding of the argmax: stopped early (scikit-learn's tol of
+    1e-4), these folds' scores differed by up to 6e-6 between kernels, and a fold of the invariance suite by
+    2e-3, which swapped near-equal classes and changed a dvc.lock hash under CI's kernel."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.release.test_dvc import _blas_env, _other_kernel
+
+    scores = []
+    for threads, kernel in ((2, None), (1, _other_kernel())):
+        result = subprocess.run([sys.executable, "-c", _FOLD_SCORES, family, probe_name, str(seed)],
+                                env=_blas_env(threads, kernel), capture_output=True, text=True, check=True)
+        scores.append([np.array(fold) for fold in json.loads(result.stdout)])
+    for first, second in zip(*scores, strict=True):
+        assert np.abs(first - second).max() < 1e-8
+        assert (robust_argmax(first) == robust_argmax(second)).all()
