@@ -259,8 +259,8 @@ def lbfgs_logistic_scores(x_train: sp.csr_matrix, y: np.ndarray,
     same steps as on ``W``; its tests are the relative decrease of the objective (the same in both) and the
     largest absolute gradient component of ``W`` (not rotation-invariant, so evaluated on ``W`` after every
     step, in a callback). From there :func:`newton_polish` solves to the optimum. Scores agree with the pipeline's
-    (tests/audit/test_probes.py checks 1e-7); the cost per step falls from (terms x classes) to (training items x classes). With no more
-    features than rows the problem is solved as it stands, on the dense features."""
+    (tests/audit/test_probes.py checks 1e-7); the cost per step falls from (terms x classes) to (training items x
+    classes). With no more features than rows the problem is solved as it stands, on the dense features."""
     classes = np.unique(y)
     n, features = x_train.shape
     k = 1 if len(classes) == 2 else len(classes)

@@ -60,9 +60,11 @@ from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
 import aiohttp
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.evaluate.answers import TIMINGS
 from decisionpivot.evaluate.kinds import (
     INPUT_RESTRICTION,
     REQUEST_DIGEST,
+    SAME_REQUEST_AS,
     Emit,
     Record,
     RunCounters,
@@ -213,6 +215,11 @@ HTTP_SETTINGS: dict[str, Setting] = {
                         "the requests spread over them in turn ('auto': one per CPU dp may use, at most "
                         f"{MAX_REPLICAS}); concurrency is then per copy. Copies of one deterministic server give the "
                         "same answers, so it is not part of the fingerprint", identity=False),
+    "ask_each_request_once": Setting(False, boolean, "the system replies to the same request bytes the same way "
+                                     "every time (a deterministic server: pinned threads and kernel): each distinct "
+                                     "request of a run is sent once, and an item whose request is byte for byte an "
+                                     "earlier item's gets that reply, recorded with same_request_as: <its id>. The "
+                                     "answers do not change, so it is not part of the fingerprint", identity=False),
     "serve_ready_s": Setting(READY_TIMEOUT_S, number(0, strict=True, maximum=86400), "seconds the served process "
                              "may take to answer", identity=False),
     "price_per_million_input_tokens": Setting(None, optional_number(0), "for the cost column of the leaderboard",
@@ -562,6 +569,41 @@ class _Reachability:
         return self.misses >= self.threshold
 
 
+class SharedReplies:
+    """One reply per distinct request body of a run, for a system that replies to the same bytes the same way.
+
+    The first item with a body is asked; an item whose body is the same waits for that reply and takes it when it is
+    final (an answer, or a final record its interface documents). A transient reply, or none (the early stop kept the
+    item), is nobody else's: each waiting item is then asked itself, the next one in its turn becoming the first."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._pending: dict[str, asyncio.Future[Record | None]] = {}
+        self._final: dict[str, Record] = {}
+
+    async def earlier(self, digest: str) -> Record | None:
+        """The final record of an earlier item with this body, waiting for it if it is being asked; None: ask."""
+        if not self.enabled:
+            return None
+        while digest not in self._final:
+            pending = self._pending.get(digest)
+            if pending is None:
+                self._pending[digest] = asyncio.get_running_loop().create_future()
+                return None
+            await asyncio.shield(pending)
+        return self._final[digest]
+
+    def settle(self, digest: str, record: Record | None) -> None:
+        """The asked item's ``record`` (None: none yet): kept for the others when final; the waiting items wake."""
+        if not self.enabled:
+            return
+        if record is not None and not record.get("transient"):
+            self._final[digest] = record
+        pending = self._pending.pop(digest, None)
+        if pending is not None and not pending.done():
+            pending.set_result(record)
+
+
 class HttpRunner:
     """The :class:`~decisionpivot.evaluate.kinds.Runner` of every HTTP kind."""
 
@@ -833,6 +875,7 @@ class HttpRunner:
         for item in items:
             queue.put_nowait(item)
         guard.requeue = queue.put_nowait
+        replies = SharedReplies(enabled=bool(s.get("ask_each_request_once")))
         timeout_s = float(s["timeout_s"])
         timeout = aiohttp.ClientTimeout(total=timeout_s, connect=min(30.0, timeout_s))
         connector = aiohttp.TCPConnector(limit=concurrency)
@@ -850,10 +893,20 @@ class HttpRunner:
                         continue
                     request = {**self.wire.request(item), **(s.get("extra_body") or {})}
                     body = json.dumps(request, ensure_ascii=False).encode("utf-8")
-                    record = await self._ask(session, item, body, gate, limiter, budget, counters, raw_log, reach,
-                                             guard)
+                    digest = hashlib.sha256(body).hexdigest()
+                    earlier = await replies.earlier(digest)
+                    if earlier is not None:
+                        reused = {key: value for key, value in earlier.items() if key not in TIMINGS}
+                        guard({**reused, "id": item.id, REQUEST_DIGEST: digest, SAME_REQUEST_AS: earlier["id"]})
+                        continue
+                    record = None
+                    try:
+                        record = await self._ask(session, item, body, gate, limiter, budget, counters, raw_log,
+                                                 reach, guard)
+                    finally:
+                        replies.settle(digest, record)
                     if record is not None:
-                        guard({**record, REQUEST_DIGEST: hashlib.sha256(body).hexdigest()})
+                        guard({**record, REQUEST_DIGEST: digest})
 
             workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
             try:

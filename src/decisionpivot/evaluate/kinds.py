@@ -55,6 +55,9 @@ INPUT_RESTRICTION = "input restriction"
 REQUEST_DIGEST = "request_sha256"
 """Field of a record: the SHA-256 of the request body sent for the item, as the HTTP kinds write it (what reached
 the model, byte for byte; the scorer tells framings that changed nothing on the wire by it)."""
+SAME_REQUEST_AS = "same_request_as"
+"""Record field: the id of the earlier item of the run whose reply this item got, its request being byte for byte the
+same (the ``ask_each_request_once`` setting of a deterministic server); its timing fields are not copied."""
 
 
 @dataclass
