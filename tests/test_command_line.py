@@ -257,7 +257,8 @@ def test_every_boolean_flag_of_every_verb_parses_false() -> None:
                 continue
             required = [p for p in verb_parameters(method, verb) if p.required]
             base = [verb, *("x/y" if p.name == "repo_id" else p.kind.metavar.strip("{}").split("|")[0]
-                            if p.kind.name == "choice" else "x" for p in required)]  # a choice: its first value
+                            if p.kind.name == "choice" else "." if p.name in CONSTRAINTS.get(verb, {}) else "x"
+                            for p in required)]  # a choice: its first value; a folder the verb reads: one that exists
             for word in ("false", "False", "0", "no"):
                 assert parse_command_line(DP, [*base, parameter.flag, word], CONSTRAINTS).kwargs[parameter.name] \
                     is False, (verb, parameter.flag, word)

@@ -6,15 +6,18 @@ compare, gate, recalibrate, cost, monitor, report and frame with one line naming
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from decisionpivot.cli import main
+import decisionpivot
+from decisionpivot.cli import DP, main
+from decisionpivot.command_line import parse_command_line, verb_parameters, verbs
 from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.run import evaluate_system
 from decisionpivot.evaluate.systems import get_system
@@ -129,3 +132,106 @@ def test_every_verb_refuses_an_edited_file_and_states_the_flag_in_every_output(
         assert json.loads(Path("suite/MANIFEST.json").read_text())["core"]["modified"].keys() == {FAMILY}
     else:  # a state edited or moved: the framing rebuilds the groups from the generator and refuses it anyway
         assert code == 2 and "is not what this package's generator draws" in err, (what, err)
+
+
+SOURCE = Path(decisionpivot.__file__).parent
+ACCEPT = "decisionpivot.item_origin.accept_items_file"
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(SOURCE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(nodes: Iterable[ast.AST], module: str, package: bool) -> dict[str, str]:
+    """Local name -> qualified name of what ``from ... import`` and ``import`` statements among ``nodes`` bind."""
+    bound: dict[str, str] = {}
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = module.split(".") if package else module.split(".")[:-1]
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            bound.update({alias.asname or alias.name: f"{base}.{alias.name}" for alias in node.names})
+        elif isinstance(node, ast.Import):
+            bound.update({alias.asname or alias.name: alias.name for alias in node.names})
+    return bound
+
+
+def _without_flag(node: ast.AST) -> bool:
+    """A call passing ``flag=False`` (only accept_items_file takes it: a caller offering no --allow-modified-items)."""
+    return isinstance(node, ast.Call) and any(k.arg == "flag" and isinstance(k.value, ast.Constant)
+                                              and k.value.value is False for k in node.keywords)
+
+
+def _calls_of_the_package() -> tuple[dict[str, set[str]], dict[str, str]]:
+    """(function -> the functions of the package it calls or hands on, names it re-exports -> what they name), by
+    reading the source: ``module.function`` and ``module.Class.method``; a nested function or lambda counts as its
+    enclosing function. A call to accept_items_file with ``flag=False`` (a caller offering no
+    --allow-modified-items, whose refusal names none) is left out."""
+    calls: dict[str, set[str]] = {}
+    exported: dict[str, str] = {}
+    for path in sorted(SOURCE.rglob("*.py")):
+        module, tree = _module(path), ast.parse(path.read_text(encoding="utf-8"))
+        top = _imports(tree.body, module, path.name == "__init__.py")
+        exported.update({f"{module}.{name}": target for name, target in top.items()})
+        defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.ClassDef)}
+        functions = [(node, None) for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]
+        functions += [(member, node.name) for node in tree.body if isinstance(node, ast.ClassDef)
+                      for member in node.body if isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef)]
+        for function, owner in functions:
+            names = {**top, **_imports(ast.walk(function), module, path.name == "__init__.py")}
+            found: set[str] = set()
+            unflagged = {id(node.func) for node in ast.walk(function) if _without_flag(node)}
+            for node in ast.walk(function):
+                if id(node) in unflagged:
+                    continue  # accept_items_file(..., flag=False): its refusal names no flag
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    if node.id in names:
+                        found.add(names[node.id])
+                    elif node.id in defined:
+                        found.add(f"{module}.{node.id}")
+                elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                    if node.value.id == "self" and owner is not None:
+                        found.add(f"{module}.{owner}.{node.attr}")
+                    elif node.value.id in names:
+                        found.add(f"{names[node.value.id]}.{node.attr}")
+            calls[f"{module}.{owner + '.' if owner else ''}{function.name}"] = found
+    return calls, exported
+
+
+def _resolved(name: str, exported: dict[str, str]) -> str:
+    seen = 0
+    while name in exported and seen < 20:  # a name a package re-exports (decisionpivot.verify.verify_folder)
+        name, seen = exported[name], seen + 1
+    return name
+
+
+def _verbs_that_can_suggest_the_flag() -> set[str]:
+    """The verbs of `dp` whose code reaches accept_items_file, whose refusal ends naming --allow-modified-items."""
+    calls, exported = _calls_of_the_package()
+    graph = {function: {_resolved(name, exported) for name in names} for function, names in calls.items()}
+    reaching = {ACCEPT}
+    while True:
+        more = {function for function, names in graph.items() if names & reaching} - reaching
+        if not more:
+            break
+        reaching |= more
+    return {verb for verb, method in verbs(DP).items()
+            if f"{method.__module__}.{method.__qualname__}" in reaching}
+
+
+def test_every_verb_that_can_suggest_the_flag_takes_it() -> None:
+    """`dp stability` refused an edited folder ending "or read them as they are with --allow-modified-items", a flag
+    it did not have. Every verb whose code reaches the one rule (accept_items_file, read from the source) takes the
+    flag; a harness (dp export, dp import) offers none, and its refusal names none."""
+    suggesting = _verbs_that_can_suggest_the_flag()
+    assert {"evaluate", "score", "verify", "compare", "gate", "recalibrate", "cost", "monitor", "report", "frame",
+            "audit", "stability"} <= suggesting, suggesting
+    assert not suggesting & {"export", "import", "generate", "show", "systems", "merge", "repair"}, suggesting
+    for verb in sorted(suggesting):
+        required = [p for p in verb_parameters(verbs(DP)[verb], verb) if p.required]
+        given = [word for p in required
+                 for word in (p.flag, p.kind.metavar.strip("{}").split("|")[0] if p.kind.name == "choice" else "x")]
+        invocation = parse_command_line(DP, [verb, *given, FLAG])
+        assert invocation.kwargs.get("allow_modified_items") is True, verb

@@ -42,12 +42,21 @@ ALLOW_HINT = "or read them as they are with --allow-modified-items (every output
 
 class ModifiedItemsError(DecisionPivotError):
     """An items file this package neither re-derives nor records: one line naming the file (``where``), what did
-    not match (``what``) and how to go on (``fix``, then :data:`ALLOW_HINT`)."""
+    not match (``what``) and how to go on (``fix``, then :data:`ALLOW_HINT` unless ``hint`` is False: the refusal of
+    a caller that offers no ``--allow-modified-items``)."""
 
-    def __init__(self, where: Path, what: str, fix: str) -> None:
-        super().__init__(f"{where}: {what}. {fix}, {ALLOW_HINT}")
+    def __init__(self, where: Path, what: str, fix: str, hint: bool = True) -> None:
+        super().__init__(f"{where}: {what}. {fix}, {ALLOW_HINT}" if hint else f"{where}: {what}. {fix}.")
+        self.where = where
+        """The file (or manifest) that did not match."""
         self.what = what
         """What did not match, without the file and the way on (the reason a ``modified (...)`` result gives)."""
+        self.fix = fix
+        """How to go on besides ``--allow-modified-items``."""
+
+    def without_hint(self) -> ModifiedItemsError:
+        """The same refusal naming no ``--allow-modified-items`` (for a caller that offers none)."""
+        return ModifiedItemsError(self.where, self.what, self.fix, hint=False)
 
 
 @cache

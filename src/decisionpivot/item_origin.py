@@ -72,7 +72,8 @@ REDERIVED = "re-derived"
 """Prefix of the result of a file this package drew again byte for byte (``re-derived core 1.2 seed 101``)."""
 
 
-def accept_items_file(path: str | Path, sha256: str, allow_modified: bool = False, task: str | None = None) -> str:
+def accept_items_file(path: str | Path, sha256: str, allow_modified: bool = False, task: str | None = None, *,
+                      flag: bool = True) -> str:
     """How the items file ``path`` (SHA-256 ``sha256``, of task ``task``, default its stem) is accepted, or
     :class:`~decisionpivot.item_hashes.ModifiedItemsError` naming the file and what did not match.
 
@@ -80,14 +81,19 @@ def accept_items_file(path: str | Path, sha256: str, allow_modified: bool = Fals
     <version>``, ``re-derived invariance suite <version> seed <seed> (core <version> seed <seed>)``, ``card``,
     ``unchecked (task card <task> is unverified: ...)``, or - only with ``allow_modified`` - ``modified
     (--allow-modified-items): <what did not match>``.
+
+    The refusal ends naming ``--allow-modified-items``, the one way past it; ``flag`` False: the caller offers no
+    such flag (a harness runs what this package re-derives or released), and its refusal names none.
     """
     path = Path(path)
     try:
         return _origin(path, task or path.stem, sha256)
     except ModifiedItemsError as refused:
-        if not allow_modified:
-            raise
-        return f"{MODIFIED}: {refused.what}"
+        if allow_modified:
+            return f"{MODIFIED}: {refused.what}"
+        if not flag:
+            raise refused.without_hint() from None
+        raise
 
 
 def is_modified(how: str) -> bool:

@@ -4,21 +4,37 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from decisionpivot import RELEASE_SEED
 from decisionpivot.errors import DecisionPivotError
-from decisionpivot.evaluate.answers import AnswerFileError, Shard, merge_shards, read_answer_lines
+from decisionpivot.evaluate.answers import (
+    AnswerFileError,
+    AnswerWriter,
+    Shard,
+    answer_paths,
+    merge_shards,
+    read_answer_lines,
+)
+from decisionpivot.evaluate.kinds import RECORD_FIELDS, SAMPLE_FIELDS, SystemConfig
 from decisionpivot.evaluate.run import evaluate_system
 from decisionpivot.evaluate.systems import get_system
-from decisionpivot.items import read_items
+from decisionpivot.generate.run import rebuild_manifest
+from decisionpivot.items import read_items, sha256_file, write_items
+from decisionpivot.sample.run import TASKS, SampleWire
+from decisionpivot.scale.run import write_suite
 from tests.evaluate.conftest import FAMILY, TIMING
+from tests.evaluate.fake_decision_server import FakeDecisions, state_digest
 from tests.evaluate.fake_openai_server import FakeOpenAI
+from tests.evaluate.fault_server import FaultServer
 
 UNIFORM = get_system("uniform")
 
@@ -202,3 +218,94 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path: Path, items_di
         return {r["id"]: {k: v for k, v in r.items() if k not in TIMING} for r in recs}
 
     assert answers_by_id(answers) == answers_by_id(clean_runs / "fake" / f"{FAMILY}.jsonl")
+
+
+def test_the_writer_never_writes_a_record_the_scorer_would_refuse(tmp_path: Path, items_dir: Path) -> None:
+    """Every runner and importer writes through AnswerWriter: a record holding a key that is not a field of the
+    format (RECORD_FIELDS) is refused there, naming the file, the item and the key, and nothing of it is written.
+    ``dp sample``'s writer takes its own fields (a sampled ``text``, no ``p``)."""
+    items = items_dir / f"{FAMILY}.jsonl"
+    first, second = (item.id for item in read_items(items)[:2])
+
+    def writer(name: str, fields: frozenset[str] = RECORD_FIELDS) -> AnswerWriter:
+        path, meta = answer_paths(tmp_path / "runs", name, FAMILY)
+        opened, _ = AnswerWriter.open(path, meta, task=FAMILY, items_file=items, items_sha256=sha256_file(items),
+                                      system=UNIFORM, shard=None, fields=fields)
+        return opened
+
+    answers = writer("uniform")
+    try:
+        with pytest.raises(AnswerFileError, match=rf"uniform/{FAMILY}\.jsonl: the record of '{first}' was not "
+                                                  r"written: unknown field 'transiant' \(did you mean transient\?\)"):
+            answers.write({"id": first, "error": "HTTP 503", "transiant": True})
+        with pytest.raises(AnswerFileError, match="unknown field 'text'"):
+            answers.write({"id": first, "text": "42"})
+        answers.write({"id": second, "p": {"yes": 0.5, "no": 0.5}, "latency_s": 0.1})
+    finally:
+        answers.close(items=2, retries=0, finished=False)
+    assert [r["id"] for r in lines(answers.path)] == [second]
+    samples = writer("sampler", SAMPLE_FIELDS)
+    try:
+        samples.write({"id": first, "text": "42", "closed": True})
+        with pytest.raises(AnswerFileError, match="unknown field 'p'"):
+            samples.write({"id": second, "p": {"yes": 1.0}})
+    finally:
+        samples.close(items=2, retries=0, finished=False)
+    assert lines(samples.path) == [{"id": first, "text": "42", "closed": True}]
+
+
+def test_the_writers_write_every_record_field_and_no_other(tmp_path: Path, items_dir: Path) -> None:
+    """RECORD_FIELDS is what the runners write, no more and no less: a baseline, the chat kind, System One on score
+    questions with vLLM's diagnostics, and an HTTP kind asking each request once with a transient failure together
+    write every field of the allow-list, and nothing else (dp sample's wire: its own fields)."""
+    written: dict[str, str] = {}
+
+    def keep(label: str, path: Path) -> None:
+        for record in lines(path):
+            for key in record:
+                written.setdefault(key, label)
+
+    [run] = evaluate_system(UNIFORM, items_dir, tmp_path / "runs", limit=2, progress=False)
+    keep("baseline", run.path)
+    with FakeOpenAI() as server:
+        chat = _declared(tmp_path, "chat", {"kind": "chat", "base_url": server.base_url, "model": "fake"})
+        [run] = evaluate_system(chat, items_dir, tmp_path / "runs", limit=3, progress=False)
+    keep("chat", run.path)
+    scale = tmp_path / "scale"
+    write_suite(scale, names=["support_priority"])
+    with FakeDecisions("systemone", plan=lambda digest: "diagnostics") as server:
+        decider = _declared(tmp_path, "decider", {"kind": "systemone", "base_url": server.base_url,
+                                                  "model": "fake-decider"})
+        [run] = evaluate_system(decider, scale, tmp_path / "runs", limit=3, progress=False)
+    keep("systemone", run.path)
+    repeated = tmp_path / "repeated"
+    repeated.mkdir()
+    first = read_items(items_dir / f"{FAMILY}.jsonl")[:3]
+    write_items(repeated / f"{FAMILY}.jsonl", [*first, *(replace(item, id=f"{item.id}~again") for item in first)])
+    rebuild_manifest(repeated, RELEASE_SEED, [FAMILY])
+    failing = state_digest(first[0].state)
+    with FaultServer(lambda digest, attempt: "status:500" if digest == failing and attempt == 1 else "ok") as server:
+        once = _declared(tmp_path, "once", {"kind": "systemone", "base_url": server.base_url, "model": "fake-decider",
+                                            "ask_each_request_once": True, "max_attempts": 1,
+                                            "stop_after_failures": 1000, "backoff_base_s": 0.01})
+        [run] = evaluate_system(once, repeated, tmp_path / "runs", progress=False, allow_modified_items=True)
+    keep("ask once", run.path)
+    assert set(written) == RECORD_FIELDS, {key: written.get(key) for key in set(written) ^ RECORD_FIELDS}
+    reply = {"choices": [{"message": {"content": "42"}, "finish_reason": "stop"}],
+             "usage": {"prompt_tokens": 30, "completion_tokens": 2}}
+    sampled = SampleWire(chat, TASKS["capb_gsm8k"]).parse(first[0], reply)
+    assert sampled.keys() <= SAMPLE_FIELDS and sampled["text"] == "42"
+
+
+def _declared(tmp_path: Path, name: str, settings: dict[str, object]) -> SystemConfig:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(json.dumps({"systems": {name: settings}}))
+    return get_system(name, path)
+
+
+def test_the_documented_record_fields_are_the_allow_list() -> None:
+    """docs/evaluate-faults.md's table of what a record holds names every field of RECORD_FIELDS and no other."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "evaluate-faults.md").read_text(encoding="utf-8")
+    section = text.split("## What a record holds", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1] for line in section.splitlines() if line.startswith("| `")]
+    assert {name for row in rows for name in re.findall(r"`([a-z_0-9]+)`", row)} == RECORD_FIELDS

@@ -7,6 +7,7 @@ counted every line of the file; a run whose every record is an error exited 0 wi
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -80,3 +81,24 @@ def test_transient_records_of_a_wrong_config_do_not_block_the_fixed_one(tmp_path
         [fixed] = evaluate_system(get_system("s1", config(tmp_path, server.base_url, model="right")), items_dir, runs,
                                   limit=3, progress=False)
     assert fixed.answered == 3 and fixed.transient == 0
+
+
+def test_items_let_through_by_the_flag_are_named_on_stderr_once(tmp_path: Path, items_dir: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """--allow-modified-items was recorded in the meta files only: the run itself said nothing of answering items
+    that are not the released ones. One line on stderr names the folder and the files, once per file."""
+    edited = tmp_path / "edited"
+    shutil.copytree(items_dir, edited)
+    path = edited / f"{FAMILY}.jsonl"
+    path.write_bytes(path.read_bytes().replace(b'"answer": "yes"', b'"answer": "no"', 1))
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as ended:
+        evaluate(tmp_path / "runs", edited, "--limit", "3")
+    assert ended.value.code == 2 and "--allow-modified-items" in capsys.readouterr().err
+    evaluate(tmp_path / "runs", edited, "--limit", "3", "--permute-options", "1", "--allow-modified-items")
+    err = capsys.readouterr().err
+    notes = [line for line in err.splitlines() if line.startswith("note: ")]
+    assert notes == [f"note: {edited}: Items read with --allow-modified-items (neither re-derived by this package nor "
+                     f"released): {FAMILY}; what is computed from them is not a DecisionPivot result."], err
+    evaluate(tmp_path / "runs-released", items_dir, "--limit", "3", "--allow-modified-items")
+    assert "note: " not in capsys.readouterr().err  # the flag let nothing through: nothing to say

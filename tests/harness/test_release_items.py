@@ -26,8 +26,11 @@ def test_a_changed_items_file_is_refused(tmp_path: Path, release_items: Path) ->
     path = items / "fact_answerable.jsonl"
     path.write_bytes(path.read_bytes().replace(b'"answer": "yes"', b'"answer": "no"', 1))
     with pytest.raises(DecisionPivotError, match=r"fact_answerable\.jsonl: SHA-256 \w+ is not \w+, the "
-                                                 r"fact_answerable items the package.s released core"):
+                                                 r"fact_answerable items the package.s released core") as refused:
         release_tasks(items, ["fact_answerable"])
+    # a harness offers no --allow-modified-items (dp export, dp import, inspect's tasks): its refusal names none
+    message = str(refused.value)
+    assert "allow-modified-items" not in message and "Draw them again with `dp generate" in message
     with pytest.raises(DecisionPivotError, match="unknown task 'nope'"):
         release_tasks(items, ["nope"])
 

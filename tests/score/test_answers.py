@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from decisionpivot.evaluate.kinds import RECORD_FIELDS
 from decisionpivot.items import Item, Option, write_items
 from decisionpivot.score.answers import AnswerFileError, coverage_shortfall, read_task_answers
 from decisionpivot.score.layout import TaskLayout, read_layout
@@ -297,3 +301,56 @@ def test_a_key_given_twice_in_a_record_is_refused(tmp_path: Path, layout: TaskLa
     path.write_text(path.read_text() + line + "\n")
     with pytest.raises(AnswerFileError, match=r":2: key '(p|id|deny)' given twice"):
         read_task_answers(path, layout, "sys")
+
+
+VALID_FIELDS = {"error": "timeout", "transient": False, "closed": True, "tokens": 3, "input_tokens": 5,
+                "latency_s": 0.5, "queued_s": 0.1, "label_mass": 0.9, "interface_score": 1.5,
+                "interface_confidence": 0.7, "request_sha256": "ab" * 32, "same_request_as": "policy_case:00000"}
+"""A value a writer writes for each optional field of RECORD_FIELDS (``id`` and ``p`` are in every answer)."""
+INVALID_FIELDS = {"queued_s": -1, "label_mass": 1.5, "interface_score": "high", "interface_confidence": math.inf,
+                  "same_request_as": 3}
+"""A value no writer writes for each field the runners keep and the scorer does not read."""
+
+
+@pytest.mark.parametrize(("key", "nearest"), [("bogus", None), ("transiant", "transient"), ("erorr", "error"),
+                                              ("latency", "latency_s"), ("P", None), ("", None)])
+def test_a_key_no_writer_writes_is_refused_naming_the_line_the_key_and_the_nearest_field(
+        tmp_path: Path, layout: TaskLayout, key: str, nearest: str | None) -> None:
+    """A misspelt field was read as if absent: ``"transiant": true`` scored a server outage as the model's answer,
+    ``"erorr"`` an error as a record without probabilities. Only the fields some writer writes are read."""
+    path = answer_file(tmp_path, layout, [{"id": "policy_case:00001", "p": {"deny": 1}},
+                                          {"id": "policy_case:00002", "p": {"deny": 1}, key: True}])
+    with pytest.raises(AnswerFileError) as error:
+        read_task_answers(path, layout, "sys")
+    message = str(error.value)
+    assert message.startswith(f"{path}:2: unknown field {key!r}")
+    assert (f"(did you mean {nearest}?)" in message) if nearest else "did you mean" not in message
+    assert message.endswith(", ".join(sorted(RECORD_FIELDS)))
+
+
+@pytest.mark.parametrize("field", sorted(RECORD_FIELDS - {"id", "p"}))
+def test_every_field_a_writer_writes_is_read_and_the_kept_ones_are_checked(
+        tmp_path: Path, layout: TaskLayout, field: str) -> None:
+    assert VALID_FIELDS.keys() | {"id", "p"} == RECORD_FIELDS and INVALID_FIELDS.keys() <= RECORD_FIELDS
+    record = {"id": "policy_case:00000", "p": {"approve": 1.0}, field: VALID_FIELDS[field]}
+    answers = read(tmp_path, layout, [record])
+    assert answers.records == 1 and answers.failed[0] == (field == "error")
+    if field in INVALID_FIELDS:
+        path = answer_file(tmp_path, layout, [{**record, field: INVALID_FIELDS[field]}])
+        with pytest.raises(AnswerFileError, match=rf"{re.escape(str(path))}:1: field '{field}' must be "):
+            read_task_answers(path, layout, "sys")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=st.text(max_size=30).filter(lambda key: key not in RECORD_FIELDS),
+       allowed=st.dictionaries(st.sampled_from(sorted(VALID_FIELDS)), st.just(None), max_size=4),
+       at=st.integers(0, 4))
+def test_any_other_key_is_refused_wherever_it_stands(tmp_path: Path, layout: TaskLayout, key: str,
+                                                     allowed: dict[str, None], at: int) -> None:
+    fields = [("id", "policy_case:00003"), ("p", {"deny": 1.0}), *((name, VALID_FIELDS[name]) for name in allowed)]
+    fields.insert(min(at, len(fields)), (key, 0))
+    path = answer_file(tmp_path, layout, [{"id": "policy_case:00001", "p": {"deny": 1}}])
+    path.write_text(path.read_text() + json.dumps(dict(fields)) + "\n")
+    with pytest.raises(AnswerFileError) as error:
+        read_task_answers(path, layout, "sys")
+    assert str(error.value).startswith(f"{path}:2: unknown field {repr(key)[:50]}")  # a long key is cut short

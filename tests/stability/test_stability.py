@@ -12,6 +12,7 @@ from scipy.stats import spearmanr
 
 from decisionpivot import RELEASE_SEED
 from decisionpivot.cli import main
+from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.run import evaluate_system
 from decisionpivot.evaluate.systems import get_system
 from decisionpivot.generate.run import write_family_files
@@ -105,3 +106,40 @@ def test_cli_writes_the_report(sets: dict[str, Path], config: Path, capsys: pyte
     assert "Spearman rank correlation" in capsys.readouterr().out
     record = json.loads((out / "stability.json").read_text())
     assert record["resampling"] == "independent" and len(record["changes"]) == len(SKILLS)
+
+
+def test_edited_items_are_refused_unless_allowed_and_then_every_output_says_so(
+        sets: dict[str, Path], config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`dp stability` refused an edited items folder suggesting --allow-modified-items, a flag it did not have: it
+    has it now, as every verb that reads items, and stability.json, stability.md and stderr then say so."""
+    edited = sets["root"] / "edited"
+    shutil.copytree(sets["release"], edited)
+    path = edited / "fact_answerable.jsonl"
+    path.write_bytes(path.read_bytes().replace(b'"answer": "yes"', b'"answer": "no"', 1))
+    runs = sets["root"] / "runs-edited"
+    for name in SKILLS:
+        evaluate_system(get_system(name, config), edited, runs, progress=False, allow_modified_items=True)
+    run_systems(sets["release"], sets["root"] / "runs-a", config)
+    run_systems(sets["fresh"], sets["root"] / "runs-b", config)
+    with pytest.raises(DecisionPivotError, match=r"fact_answerable\.jsonl: .*--allow-modified-items"):
+        stability(edited, runs, sets["fresh"], sets["root"] / "runs-b", resamples=50)
+    out = sets["root"] / "report-edited"
+    argv = ["stability", str(edited), str(runs), str(sets["fresh"]), str(sets["root"] / "runs-b"), "--resamples",
+            "50", "--out", str(out)]
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2 and "--allow-modified-items" in capsys.readouterr().err and not out.exists()
+    main([*argv, "--allow-modified-items"])
+    printed = capsys.readouterr()
+    note = ("Items read with --allow-modified-items (neither re-derived by this package nor released): "
+            "A/fact_answerable;")
+    assert printed.err.count(note) == 1 and note in printed.out
+    record = json.loads((out / "stability.json").read_text())
+    assert list(record["modified_items"]) == ["A/fact_answerable"] and record["modified_items"]["A/fact_answerable"]
+    assert note in (out / "stability.md").read_text()
+    unedited = sets["root"] / "report-unedited"
+    main(["stability", str(sets["release"]), str(sets["root"] / "runs-a"), str(sets["fresh"]),
+          str(sets["root"] / "runs-b"), "--resamples", "50", "--out", str(unedited), "--allow-modified-items"])
+    assert "modified_items" not in json.loads((unedited / "stability.json").read_text())
+    assert "--allow-modified-items" not in (unedited / "stability.md").read_text() + capsys.readouterr().err

@@ -97,7 +97,7 @@ class EvaluationVerbs:
             under a changed system config, which is otherwise refused.
           allow_modified_items: read items files this package neither re-derives nor released (a core draw or
             suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
-            the meta file and the leaderboard then say so. Without it such a file stops the evaluation.
+            the meta file, stderr and the leaderboard then say so. Without it such a file stops the evaluation.
           permute_options: also ask every item under K seeded re-orderings of its options
             (runs/<system>/permuted/); `dp score` then reports accuracy under permutation.
           families: the same as --tasks (a task is a family's items file).
@@ -131,6 +131,7 @@ class EvaluationVerbs:
         from decisionpivot.evaluate.answers import Shard
         from decisionpivot.evaluate.run import evaluate_system
         from decisionpivot.evaluate.systems import get_system
+        from decisionpivot.item_origin import modified_note
 
         if families is not None and tasks is not None:
             raise DecisionPivotError("--families is another name for --tasks: give one of them")
@@ -157,6 +158,8 @@ class EvaluationVerbs:
         unanswered = sum(r.transient for r in results)
         print(f"{chosen.name}: {answered} of {total} items answered, {errors} errors "
               f"({unanswered} transient) in {len(results)} task(s), readout {chosen.readout}")
+        if note := modified_note(r.item_check for r in results):  # the meta files record it too
+            print(f"note: {folder}: {note}", file=sys.stderr)
         transient_cause = most_frequent_cause(results, "transient")
         if short and limit is None and shard is None:
             names = ", ".join(r.task for r in short)

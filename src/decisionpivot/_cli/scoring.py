@@ -173,7 +173,7 @@ class ScoringVerbs:
 
     def stability(self, items_a: str, runs_a: str, items_b: str, runs_b: str,
                   systems: str | Sequence[str] | None = None, resamples: int = 1000,
-                  out: str | None = None) -> None:
+                  out: str | None = None, allow_modified_items: bool = False) -> None:
         """Do rankings and scores survive a revision of the items or a fresh draw? (the paper's Table E3)
 
         Reports Spearman's rho of macro pair accuracy between item sets A and B with a bootstrap interval,
@@ -191,12 +191,18 @@ class ScoringVerbs:
           systems: comma-separated systems (default: every system with answers on both).
           resamples: bootstrap resamples.
           out: output folder (default reports/stability).
+          allow_modified_items: read items files this package neither re-derives nor released (a core draw or
+            suite it does not draw byte for byte from their recorded version, seed and plan; docs/reproducing.md);
+            stability.json, stability.md and stderr then say so. Without it such a file stops dp stability.
         """
         from decisionpivot.stability.run import stability, stability_markdown, write_stability
 
         out = default_out("stability", out, "reports/stability")
         chosen = name_list(systems)
-        result = stability(Path(items_a), Path(runs_a), Path(items_b), Path(runs_b), chosen, int(resamples))
+        result = stability(Path(items_a), Path(runs_a), Path(items_b), Path(runs_b), chosen, int(resamples),
+                           allow_modified_items=bool(allow_modified_items))
+        if result.modified_note:
+            print(f"note: {result.modified_note}", file=sys.stderr)
         print(stability_markdown(result, str(items_a), str(items_b)))
         for path in write_stability(result, Path(out), str(items_a), str(items_b)):
             print(f"wrote {path}")

@@ -17,6 +17,9 @@ file holds complete lines and at most one torn last line. Opening the file again
   arrives: a restart against a server that is down (only transient failures, or none at all) leaves the
   old answers where they were;
 * names the file in every error writing it (a full disk, a quota);
+* writes a record only when each of its keys is a field of the answer-file format
+  (:data:`~decisionpivot.evaluate.kinds.RECORD_FIELDS`, the allow-list the scorer reads by): what it writes, the
+  scorer reads;
 * forgets *transient* error records (the server was down, the retry budget ran out) and, with
   ``retry_errors``, every error record - rewriting the file atomically without them - so that they
   are asked again and each id still has exactly one record.
@@ -47,6 +50,7 @@ from typing import Any
 from decisionpivot import __version__
 from decisionpivot.data_file import read_json_file
 from decisionpivot.errors import DecisionPivotError, did_you_mean
+from decisionpivot.evaluate.kinds import RECORD_FIELDS, unknown_field
 from decisionpivot.items import atomic_write_bytes
 
 
@@ -330,11 +334,14 @@ class AnswerWriter:
     """Append-only writer of one answer file with its metadata, holding the file's lock."""
 
     def __init__(self, path: Path, meta_path: Path, meta: dict[str, Any], lock: AnswerLock,
-                 restarting: bool = False) -> None:
+                 restarting: bool = False, fields: frozenset[str] = RECORD_FIELDS) -> None:
         self.path = path
         self.meta_path = meta_path
         self.meta = meta
         self.lock = lock
+        self.fields = fields
+        """The keys a record may hold (:data:`~decisionpivot.evaluate.kinds.RECORD_FIELDS`, the allow-list the scorer
+        reads by); :meth:`write` refuses a record with any other."""
         self.transient = 0
         """Transient error records written by this writer (a resumed file starts without any)."""
         self.timeless = reproducible()
@@ -377,12 +384,13 @@ class AnswerWriter:
     @classmethod
     def open(cls, path: Path, meta_path: Path, *, task: str, items_file: Path, items_sha256: str,
              system: Any, shard: Shard | None, restart: bool = False, retry_errors: bool = False,
-             extra_meta: dict[str, Any] | None = None,
-             item_ids: Collection[str] | None = None) -> tuple[AnswerWriter, set[str]]:
+             extra_meta: dict[str, Any] | None = None, item_ids: Collection[str] | None = None,
+             fields: frozenset[str] = RECORD_FIELDS) -> tuple[AnswerWriter, set[str]]:
         """Open (creating or resuming) and return the writer and the ids already answered.
 
         ``system`` is a :class:`~decisionpivot.evaluate.systems.SystemConfig`. ``item_ids``: the ids of the items
-        file; a record of any other id refuses the file (its counts would not be counts of the items).
+        file; a record of any other id refuses the file (its counts would not be counts of the items). ``fields``:
+        the keys a record may hold (``dp sample``: :data:`~decisionpivot.evaluate.kinds.SAMPLE_FIELDS`).
         """
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -395,7 +403,7 @@ class AnswerWriter:
             writer, done = cls._open_locked(path, meta_path, lock, task=task, items_file=items_file,
                                             items_sha256=items_sha256, system=system, shard=shard, restart=restart,
                                             retry_errors=retry_errors, extra_meta=extra_meta or {},
-                                            item_ids=item_ids)
+                                            item_ids=item_ids, fields=fields)
         except BaseException:
             lock.release()
             raise
@@ -404,7 +412,8 @@ class AnswerWriter:
     @classmethod
     def _open_locked(cls, path: Path, meta_path: Path, lock: AnswerLock, *, task: str, items_file: Path,
                      items_sha256: str, system: Any, shard: Shard | None, restart: bool, retry_errors: bool,
-                     extra_meta: dict[str, Any], item_ids: Collection[str] | None) -> tuple[AnswerWriter, set[str]]:
+                     extra_meta: dict[str, Any], item_ids: Collection[str] | None,
+                     fields: frozenset[str] = RECORD_FIELDS) -> tuple[AnswerWriter, set[str]]:
         # old answers stay until the first record that is not transient (AnswerWriter.restarting)
         deferred = restart and path.is_file() and path.stat().st_size > 0
         if restart and not deferred:
@@ -469,7 +478,7 @@ class AnswerWriter:
             "retries": int(old_meta.get("retries") or 0),
             "runs": int(old_meta.get("runs") or 0) + 1,
         }
-        writer = cls(path, meta_path, meta, lock, restarting=deferred)
+        writer = cls(path, meta_path, meta, lock, restarting=deferred, fields=fields)
         writer.outcomes = {r["id"]: outcome_of(r) for r in records}
         writer.unchanged_meta = old_meta if old_meta.get("finished") and not forget else None
         if writer.unchanged_meta is None and not deferred:
@@ -477,7 +486,11 @@ class AnswerWriter:
         return writer, done
 
     def write(self, record: dict[str, Any]) -> None:
-        """Append one whole record line and flush it to the operating system."""
+        """Append one whole record line and flush it to the operating system; a record holding a key that is not one
+        of :attr:`fields` is refused (never written: the scorer would refuse the file)."""
+        problem = unknown_field(record, self.fields)
+        if problem is not None:
+            raise AnswerFileError(f"{self.path}: the record of {record.get('id')!r} was not written: {problem}")
         if self.restarting:
             if is_transient(record):
                 self.held_back.append(record)

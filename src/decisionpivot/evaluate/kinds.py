@@ -58,6 +58,32 @@ the model, byte for byte; the scorer tells framings that changed nothing on the 
 SAME_REQUEST_AS = "same_request_as"
 """Record field: the id of the earlier item of the run whose reply this item got, its request being byte for byte the
 same (the ``ask_each_request_once`` setting of a deterministic server); its timing fields are not copied."""
+RECORD_FIELDS = frozenset({
+    "id", "p", "error", "transient",  # every kind; transient: the HTTP kinds, decision, an inspect import
+    "closed",  # chat, an inspect import
+    "tokens", "input_tokens",  # the usage a server reports (http.usage_fields), decision; input_tokens: hf too
+    "latency_s", "queued_s",  # latency_s: HTTP kinds, hf, decision, an inspect import; queued_s: HTTP kinds
+    "label_mass", "interface_score", "interface_confidence",  # the decision-API kinds' extras (systemone.py)
+    REQUEST_DIGEST, SAME_REQUEST_AS,  # HTTP kinds
+})
+"""Every field a record of an answer file may hold, and no other: the one allow-list of the answer-file format. The
+runners of every kind write nothing else (:class:`~decisionpivot.evaluate.answers.AnswerWriter` refuses any other key,
+as ``dp import`` writes through it too), and the scorer (:func:`decisionpivot.score.answers.read_task_answers`)
+refuses a record holding any other, naming the file, the line and the key."""
+SAMPLE_FIELDS = (RECORD_FIELDS - {"p"}) | {"text"}
+"""The fields of a record of ``dp sample`` (``runs/<system>/samples/<task>.jsonl``): a sampled reply's whole ``text``
+where an answer has ``p``; never read by the scorer."""
+
+
+def unknown_field(record: Mapping[str, Any], fields: frozenset[str] = RECORD_FIELDS) -> str | None:
+    """What is wrong with a record holding a key that is not one of ``fields`` (the first such key, the nearest field
+    and every field), or None when it holds none."""
+    for key in record:
+        if key not in fields:
+            shown = repr(key) if len(repr(key)) <= 60 else repr(key)[:57] + "...'"
+            return (f"unknown field {shown}{did_you_mean(str(key), fields)}; a record holds only "
+                    f"{', '.join(sorted(fields))}")
+    return None
 
 
 @dataclass

@@ -58,6 +58,9 @@ class TaskRun:
     causes: tuple[tuple[str, str, int, str], ...] = ()
     """What the error records this run wrote have in common (their status, or their reason), most frequent first:
     (``transient`` or ``error``, cause, records, one whole reason)."""
+    item_check: tuple[str, str] = ("", "")
+    """(task, how its items file was accepted: :func:`decisionpivot.item_origin.accept_items_file`), as the meta's
+    ``items_check`` records it (the same for every option order of the task)."""
 
     @property
     def covered(self) -> bool:
@@ -245,4 +248,4 @@ def _run_task(system: SystemConfig, runner: _LazyRunner, task: str, path: Path, 
     causes = tuple((kind, cause, count, writer.examples[kind, cause])
                    for (kind, cause), count in writer.causes.most_common() if count > 0)
     return TaskRun(name, len(chosen), len(chosen) - len(todo), held["answer"], held["error"] + held["transient"],
-                   held["transient"], counters.retries, answers_path, causes)
+                   held["transient"], counters.retries, answers_path, causes, (task, str(extra["items_check"])))

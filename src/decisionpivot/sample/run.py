@@ -36,7 +36,7 @@ from decisionpivot.errors import DecisionPivotError, check_names
 from decisionpivot.evaluate.answers import AnswerWriter, answer_paths, now
 from decisionpivot.evaluate.chat import ChatWire, completion_message, content_text
 from decisionpivot.evaluate.http import HttpRunner
-from decisionpivot.evaluate.kinds import Record, RunCounters, SystemConfig
+from decisionpivot.evaluate.kinds import SAMPLE_FIELDS, Record, RunCounters, SystemConfig
 from decisionpivot.evaluate.prompt import ReplyError
 from decisionpivot.items import Item, Option, atomic_write_bytes, sha256_file
 from decisionpivot.user_files import check_schema, listing, no_bom, nonempty_text, question_schema
@@ -161,7 +161,7 @@ def _sample_system(system: SystemConfig, task: str, items: list[Item], question_
     path, meta = path.parent / "samples" / path.name, meta.parent / "samples" / meta.name
     writer, done = AnswerWriter.open(path, meta, task=task, items_file=question_file,
                                      items_sha256=sha256_file(question_file), system=sampler, shard=None,
-                                     restart=restart, extra_meta={"samples_per_question": n})
+                                     restart=restart, extra_meta={"samples_per_question": n}, fields=SAMPLE_FIELDS)
     todo = [item for item in items if item.id not in done]
     counters = RunCounters()
     finished = False

@@ -3,8 +3,13 @@
 One record per item, ``{"id": ..., "p": {option: probability}}`` or ``{"id": ..., "error": "..."}``,
 optionally with ``tokens`` (int, output tokens), ``input_tokens`` (int), ``closed`` (bool),
 ``latency_s`` (number) and ``request_sha256`` (the SHA-256 of the request body sent, which the HTTP kinds write:
-what reached the model). The rules (the paper's "Answer files" and "Requests and predictions"):
+what reached the model), and what the runners keep besides (``queued_s``, ``label_mass``, ``interface_score``,
+``interface_confidence``, ``same_request_as``: checked, not scored). The rules (the paper's "Answer files" and
+"Requests and predictions"):
 
+* a record holds the fields of :data:`~decisionpivot.evaluate.kinds.RECORD_FIELDS` and no other - the keys some
+  writer of this package writes: any other key (``"transiant"``, ``"erorr"``, a note added by hand) is an error
+  naming the file, the line, the key and the nearest field, never a field silently ignored;
 * probabilities are normalised over the item's listed options; keys that are not listed options are
   ignored and counted (a warning in the report); a listed option without a key has probability 0;
 * probabilities that do not pass the one check of every probability ``dp`` reads
@@ -29,7 +34,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -39,7 +44,13 @@ import numpy as np
 
 from decisionpivot.data_file import RepeatedKeyError, object_without_repeated_keys, read_json_file
 from decisionpivot.errors import DecisionPivotError, unknown_names
-from decisionpivot.evaluate.kinds import INPUT_RESTRICTION, REQUEST_DIGEST
+from decisionpivot.evaluate.kinds import (
+    INPUT_RESTRICTION,
+    RECORD_FIELDS,
+    REQUEST_DIGEST,
+    SAME_REQUEST_AS,
+    unknown_field,
+)
 from decisionpivot.probability import ProbabilityError, distribution
 from decisionpivot.score.layout import TaskLayout
 
@@ -209,7 +220,8 @@ def check_items_hash(answer_path: Path, layout: TaskLayout) -> dict[str, Any]:
 
 
 def _optional_fields(record: dict[str, Any], where: str) -> tuple[float, ...]:
-    """``tokens``, ``closed``, ``latency_s`` and ``input_tokens`` of a record (NaN when absent or null)."""
+    """``tokens``, ``closed``, ``latency_s`` and ``input_tokens`` of a record (NaN when absent or null); the fields
+    kept but not read (:data:`_KEPT_FIELDS`) are checked too."""
     values = []
     for name, kinds, expected in _OPTIONAL_FIELDS:
         value = record.get(name)
@@ -218,6 +230,10 @@ def _optional_fields(record: dict[str, Any], where: str) -> tuple[float, ...]:
         elif type(value) in kinds and (type(value) is bool or value >= 0):
             values.append(float(value))
         else:
+            raise AnswerFileError(f"{where}: field {name!r} must be {expected} or null, found {value!r}")
+    for name, holds, expected in _KEPT_FIELDS:
+        value = record.get(name)
+        if value is not None and not holds(value):
             raise AnswerFileError(f"{where}: field {name!r} must be {expected} or null, found {value!r}")
     return tuple(values)
 
@@ -241,6 +257,21 @@ _OPTIONAL_FIELDS = (
     ("latency_s", {int, float}, "a non-negative number"),
     ("input_tokens", {int}, "a non-negative integer"),
 )
+
+
+def _number(value: Any) -> bool:
+    """A JSON number other than a boolean, and finite (an integer of any size is)."""
+    return type(value) is int or (type(value) is float and math.isfinite(value))
+
+
+_KEPT_FIELDS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+    ("queued_s", lambda v: _number(v) and v >= 0, "a non-negative number"),
+    ("label_mass", lambda v: _number(v) and 0 <= v <= 1, "a number in [0, 1]"),
+    ("interface_score", _number, "a finite number"),
+    ("interface_confidence", _number, "a finite number"),
+    (SAME_REQUEST_AS, lambda v: type(v) is str and v != "", "an item's id"),
+)
+"""Fields the runners keep that the scorer does not read, each checked as the runner writes it."""
 
 
 def normalised_rows(raw: np.ndarray, usable: np.ndarray) -> np.ndarray:
@@ -301,6 +332,8 @@ def read_task_answers(path: str | Path, layout: TaskLayout, system: str) -> Task
                 raise AnswerFileError(
                     f"{path}:{number}: expected a JSON object, found {type(record).__name__}"
                 )
+            if not RECORD_FIELDS.issuperset(record):
+                raise AnswerFileError(f"{path}:{number}: {unknown_field(record)}")
             item_id = record.get("id")
             i = position.get(item_id) if type(item_id) is str else None
             if i is None:

@@ -17,6 +17,11 @@ Plus, for reasoning runs, Table D5: per system the mean output tokens and the sh
 model ended itself (``closed``), over all items and over the **balanced subset** (``--subset
 balanced``): per family, complete contrast groups only, the same number at every level (the smallest
 level's count, the first groups in file order), so the figure does not lean on one level.
+
+Both items folders are accepted by the rule of every verb that reads items (:mod:`decisionpivot.item_origin`): a file
+it refuses stops the verb unless ``allow_modified_items`` (``--allow-modified-items``), and then stability.json
+(``modified_items``: ``A/<family>`` or ``B/<family>`` -> what did not match), stability.md and what `dp stability`
+prints say so.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import numpy as np
 from scipy.stats import rankdata, spearmanr
 
 from decisionpivot.errors import DecisionPivotError
+from decisionpivot.item_origin import modified_items, modified_note
 from decisionpivot.items import atomic_write_bytes
 from decisionpivot.score.bootstrap import BOOTSTRAP_SEED, paired_difference, percentile_interval
 from decisionpivot.score.layout import TaskLayout
@@ -99,10 +105,18 @@ class Stability:
     """Table D5 rows."""
     resamples: int
     """Bootstrap resamples."""
+    item_checks: tuple[tuple[str, str], ...] = ()
+    """(``A/<family>`` or ``B/<family>``, how its items file was accepted:
+    :func:`decisionpivot.item_origin.accept_items_file`)."""
 
     @property
     def intervals_including_zero(self) -> int:
         return sum(c.includes_zero for c in self.changes)
+
+    @property
+    def modified_note(self) -> str | None:
+        """The sentence every output carries when items were read only under ``--allow-modified-items``."""
+        return modified_note(self.item_checks)
 
 
 def balanced_subset(layout: TaskLayout) -> np.ndarray:
@@ -181,10 +195,11 @@ def _reasoning(loaded: LoadedRuns, side: str, systems: Sequence[str]) -> list[Re
 
 
 def stability(items_a: Path, runs_a: Path, items_b: Path, runs_b: Path, systems: Sequence[str] | None = None,
-              resamples: int = 1000, seed: int = BOOTSTRAP_SEED) -> Stability:
-    """The figures of the module docstring for the systems answered on both sides."""
-    loaded_a = load_runs(runs_a, items_a, None, systems, tasks=())
-    loaded_b = load_runs(runs_b, items_b, None, systems, tasks=())
+              resamples: int = 1000, seed: int = BOOTSTRAP_SEED, allow_modified_items: bool = False) -> Stability:
+    """The figures of the module docstring for the systems answered on both sides; items files the rule of every
+    verb refuses stop it unless ``allow_modified_items`` (the result then says so)."""
+    loaded_a = load_runs(runs_a, items_a, None, systems, tasks=(), allow_modified_items=allow_modified_items)
+    loaded_b = load_runs(runs_b, items_b, None, systems, tasks=(), allow_modified_items=allow_modified_items)
     scoring_a: Scoring = score_loaded(loaded_a, resamples, seed)
     scoring_b: Scoring = score_loaded(loaded_b, resamples, seed)
     paired = _paired(loaded_a, loaded_b, Path(items_a), Path(items_b))
@@ -225,8 +240,10 @@ def stability(items_a: Path, runs_a: Path, items_b: Path, runs_b: Path, systems:
             churn[system] = 100 * changed / total if total else math.nan
     names = [s for s, _, _ in common]
     reasoning = _reasoning(loaded_a, "A", names) + _reasoning(loaded_b, "B", names)
+    checks = [(f"A/{task}", how) for task, how in loaded_a.item_checks]
+    checks += [(f"B/{task}", how) for task, how in loaded_b.item_checks]
     return Stability("matched" if paired else "independent", tuple(names), rho, (rho_low, rho_high),
-                     tuple(changes), churn, tuple(reasoning), resamples)
+                     tuple(changes), churn, tuple(reasoning), resamples, tuple(checks))
 
 
 def _n(value: float | None, digits: int = 1) -> str:
@@ -236,7 +253,8 @@ def _n(value: float | None, digits: int = 1) -> str:
 def stability_markdown(result: Stability, label_a: str, label_b: str) -> str:
     how = ("the same contrast groups on both sides: paired item sets" if result.resampling == "matched"
            else "the item sets are not paired: independent resamples")
-    lines = [f"# Stability: {label_a} (A) vs {label_b} (B)", "",
+    note = result.modified_note
+    lines = [f"# Stability: {label_a} (A) vs {label_b} (B)", "", *([f"**{note}**", ""] if note else []),
              f"Systems scored on every family of both: {len(result.systems)}. Resampling: **{result.resampling}** "
              f"({how}), {result.resamples} resamples.", "",
              f"Spearman rank correlation of macro pair accuracy: **{result.rho:.3f}** "
@@ -265,6 +283,8 @@ def write_stability(result: Stability, out: Path, label_a: str, label_b: str) ->
               "changes": [asdict(c) for c in result.changes], "churn": result.churn,
               "reasoning": [asdict(r) for r in result.reasoning], "resamples": result.resamples,
               "a": label_a, "b": label_b}
+    if modified := modified_items(result.item_checks):
+        record["modified_items"] = modified
     text = json.dumps(record, indent=2, allow_nan=True).replace("NaN", "null") + "\n"
     paths = [out / "stability.json", out / "stability.md"]
     atomic_write_bytes(paths[0], text.encode("utf-8"))
