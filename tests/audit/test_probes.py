@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes, arrays
 from sklearn.feature_extraction.text import TfidfTransformer, TfidfVectorizer
 
 from decisionpivot.audit import probes
@@ -174,3 +177,12 @@ def test_a_fit_gives_the_same_scores_on_another_kernel_and_thread_count(family: 
     for first, second in zip(*scores, strict=True):
         assert np.abs(first - second).max() < 1e-8
         assert (robust_argmax(first) == robust_argmax(second)).all()
+
+
+@given(arrays(np.float64, array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=12),
+              elements=st.floats(-700, 700, allow_nan=False)))
+def test_row_log_sum_exp_is_scipys_logsumexp(scores: np.ndarray) -> None:
+    from scipy.special import logsumexp
+
+    np.testing.assert_allclose(probes.row_log_sum_exp(scores), logsumexp(scores, axis=1, keepdims=True),
+                               rtol=1e-13, atol=1e-12)
