@@ -6,6 +6,7 @@ every copy is stopped with the run."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 from pathlib import Path
 from typing import Any
@@ -84,3 +85,40 @@ def test_the_sparrow_models_run_one_copy_per_cpu() -> None:
 def test_a_bad_count_in_a_systems_file_is_one_error(tmp_path: Path) -> None:
     with pytest.raises(SystemConfigError, match="replicas"):
         get_system("served", config(tmp_path, tmp_path / "log", replicas="many"))
+
+
+def test_copies_start_together_and_one_that_fails_stops_the_others(tmp_path: Path) -> None:
+    """start_copies: both copies up on their own ports; when one copy exits before answering (here the second one
+    to take the lock file), the copy that came up is stopped too and the failure is the error."""
+    import sys
+
+    from decisionpivot.evaluate.served import ServeError, start_copies
+
+    servers = start_copies(2, "served", [sys.executable, "-m", "tests.evaluate.fake_openai_server", "{port}"],
+                           {"PYTHONPATH": str(ROOT)}, 60)
+    try:
+        assert len({server.base_url for server in servers}) == 2
+    finally:
+        for server in servers:
+            server.stop()
+    assert all(_closed(int(server.base_url.rsplit(":", 1)[1])) for server in servers)
+    lock = tmp_path / "first"
+    second_fails = ("import os, runpy, sys\n"
+                    "try:\n    os.close(os.open(sys.argv[1], os.O_CREAT | os.O_EXCL))\n"
+                    "except FileExistsError:\n    sys.exit(3)\n"
+                    "sys.argv = ['server', sys.argv[2]]\n"
+                    "runpy.run_module('tests.evaluate.fake_openai_server', run_name='__main__')\n")
+    with pytest.raises(ServeError, match="exited with status 3"):
+        start_copies(2, "served", [sys.executable, "-c", second_fails, str(lock), "{port}"],
+                     {"PYTHONPATH": str(ROOT)}, 60)
+    assert lock.exists()
+    assert not [pid for pid in os.listdir("/proc") if pid.isdigit() and _cmdline(pid).count(str(lock))], \
+        "the copy that came up was stopped"
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""

@@ -65,7 +65,8 @@ def test_what_is_written_in_clear_is_the_allow_list() -> None:
     system = get_system("sparrow-nano-general-v1.1")
     public = system.public()
     assert public["model"] == "sparrow-nano-general-v1.1" and public["concurrency"] == 2 and public["path"]
-    assert public["serve"][:2] == ["{python}", "-m"] and public["serve"][3] == "--model"
+    assert public["serve"][:2] == ["{python}", "-m"] and public["serve"][4] == "--model"  # option names in clear
+    assert public["serve"][2] == hashed("decisionpivot.evaluate.keep_alive", "serve")  # every value hashed
     assert public["serve_env"]["OPENBLAS_CORETYPE"] == hashed("Haswell", "serve_env.OPENBLAS_CORETYPE")
     assert {"model", "path", "tokenizer"} <= CLEAR_SETTINGS
     assert written_url("https://u:pw@host:8443/v1/x?api-version=7#frag") == \

@@ -90,7 +90,7 @@ from decisionpivot.evaluate.outcome import (
     asks_to_wait,
     status_verdict,
 )
-from decisionpivot.evaluate.served import READY_TIMEOUT_S, LocalServer, ServeError, start_server
+from decisionpivot.evaluate.served import READY_TIMEOUT_S, LocalServer, ServeError, start_copies
 from decisionpivot.items import Item
 from decisionpivot.redact import redact, written_url
 
@@ -834,9 +834,8 @@ class HttpRunner:
         s = self.system.settings
         if s.get("serve") and not self.servers:
             try:
-                for _ in range(replicas_wanted(s.get("replicas") or 1)):
-                    self.servers.append(start_server(self.system.name, s["serve"], s.get("serve_env") or {},
-                                                     float(s["serve_ready_s"])))
+                self.servers.extend(start_copies(replicas_wanted(s.get("replicas") or 1), self.system.name, s["serve"],
+                                                 s.get("serve_env") or {}, float(s["serve_ready_s"])))
             except ServeError as exc:  # its output may quote its arguments
                 self.close()
                 raise ServeError(self.hide(str(exc))) from None

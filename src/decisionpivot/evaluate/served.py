@@ -67,6 +67,8 @@ from decisionpivot.evaluate.serve_guard import (
 
 READY_TIMEOUT_S = 120.0
 """Seconds a served process may take to answer its first ``GET /`` (the ``serve_ready_s`` default)."""
+READY_POLL_S = 0.02
+"""Seconds between two ``GET /`` probes of a starting server."""
 PORT_ATTEMPTS = 3
 """Ports tried when another process holds the chosen one."""
 BASE_ENVIRONMENT = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM",
@@ -235,17 +237,57 @@ def _launch(name: str, template: Sequence[str], environment: dict[str, str], por
 def start_server(name: str, template: Sequence[str], env: Mapping[str, str] | None = None,
                  ready_timeout_s: float = READY_TIMEOUT_S) -> LocalServer:
     """Start system ``name``'s server on a free loopback port and wait until it answers (see the module docstring)."""
+    return start_copies(1, name, template, env, ready_timeout_s)[0]
+
+
+def start_copies(count: int, name: str, template: Sequence[str], env: Mapping[str, str] | None = None,
+                 ready_timeout_s: float = READY_TIMEOUT_S) -> list[LocalServer]:
+    """``count`` copies of system ``name``'s server (``replicas:``), each on a port of its own, started at once so
+    that their start-up times overlap, then each waited for. If one cannot be started, every copy is stopped and its
+    error raised.
+
+    Every process is started from the calling thread: ``PR_SET_PDEATHSIG`` fires when the *thread* that started the
+    guard ends, so a guard started from a short-lived worker thread would end its server with that thread."""
     environment = served_environment(name, env or {})
-    squatted: list[int] = []
-    for _ in range(PORT_ATTEMPTS):
+    launched = [_launch(name, template, environment, port) for port in free_ports(count)]
+    ready: list[LocalServer] = []
+    try:
+        for server in launched:
+            ready.append(_until_ready(name, template, environment, server, ready_timeout_s))
+    except BaseException:
+        for server in [*launched, *ready]:
+            server.stop()
+        raise
+    return ready
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` ports from :func:`free_port`, different where it gives different ones (a copy that finds its port
+    taken all the same - by a sibling or another process - is started again on another: :func:`_until_ready`)."""
+    ports: list[int] = []
+    for _ in range(10 * count):
+        if len(ports) == count:
+            break
         port = free_port()
-        server = _launch(name, template, environment, port)
+        if port not in ports:
+            ports.append(port)
+    return ports + [free_port() for _ in range(count - len(ports))]
+
+
+def _until_ready(name: str, template: Sequence[str], environment: dict[str, str], server: LocalServer,
+                 ready_timeout_s: float) -> LocalServer:
+    """``server`` (or a copy started again on another port, when another process holds its port) once it answers."""
+    squatted: list[int] = []
+    while True:
+        port = int(server.base_url.rsplit(":", 1)[1])
         if _wait_ready(name, server, port, ready_timeout_s):
             return server
         squatted.append(port)
-    raise ServeError(f"system {name!r}: another process was listening on the port chosen for its server each time "
-                     f"({', '.join(map(str, squatted))}); its answers would not be the system's. Find it with "
-                     f"`ss -ltnp | grep {squatted[-1]}`")
+        if len(squatted) == PORT_ATTEMPTS:
+            raise ServeError(f"system {name!r}: another process was listening on the port chosen for its server each "
+                             f"time ({', '.join(map(str, squatted))}); its answers would not be the system's. Find it "
+                             f"with `ss -ltnp | grep {squatted[-1]}`")
+        server = _launch(name, template, environment, free_port())
 
 
 def _wait_ready(name: str, server: LocalServer, port: int, ready_timeout_s: float) -> bool:
@@ -275,4 +317,4 @@ def _wait_ready(name: str, server: LocalServer, port: int, ready_timeout_s: floa
             server.stop()
             raise ServeError(f"system {name!r}: its server did not answer on {server.base_url} within "
                              f"{ready_timeout_s:g} s: {output}")
-        time.sleep(0.1)
+        time.sleep(READY_POLL_S)
