@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -29,7 +28,7 @@ from decisionpivot.errors import DecisionPivotError
 from decisionpivot.evaluate.answers import AnswerWriter, Shard, answer_paths
 from decisionpivot.evaluate.kinds import Record, RunCounters, Runner, SystemConfig
 from decisionpivot.evaluate.progress import DEFAULT_INTERVAL_S, progress_bar
-from decisionpivot.item_origin import accept_items_file, modified_note
+from decisionpivot.item_origin import accept_items_file
 from decisionpivot.items import Item, read_items, sha256_file
 
 COVERAGE = (99, 100)
@@ -201,9 +200,6 @@ def evaluate_system(
         path = files[task]
         sha256 = sha256_file(path)
         checked[task] = (path, sha256, accept_items_file(path, sha256, allow_modified_items, task))
-    note = modified_note((task, how) for task, (_, _, how) in checked.items())
-    if note:  # said where the user sees it, not only in the meta files
-        print(f"note: {note}", file=sys.stderr)
     results = []
     runner = _LazyRunner(system)
     try:
