@@ -145,4 +145,4 @@ def test_a_server_that_will_not_start_is_one_error_line(tmp_path: Path, items: P
                           timeout=120, cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.startswith("error: system 'broken': its server exited with status") and \
-        "no model 'no-such-model'" in done.stderr
+        "no model 'no-such-model'" in done.stderr and done.stderr.count("\n") == 1, done.stderr
